@@ -1,0 +1,30 @@
+#include "jit/jit_generator.h"
+
+namespace jitconv {
+
+const uint8_t* JitGenerator::finish() {
+  readyRE();
+  return getCode();
+}
+
+void JitGenerator::preamble() {
+  push(rbx);
+  push(rbp);
+  push(r12);
+  push(r13);
+  push(r14);
+  push(r15);
+}
+
+void JitGenerator::postamble() {
+  vzeroupper();
+  pop(r15);
+  pop(r14);
+  pop(r13);
+  pop(r12);
+  pop(rbp);
+  pop(rbx);
+  ret();
+}
+
+}  // namespace jitconv

@@ -1,0 +1,15 @@
+// jitconv public API umbrella header.
+#pragma once
+#include "loader/model_bin.h"
+#include "loader/param_dict.h"
+#include "runtime/activation.h"
+#include "runtime/allocator.h"
+#include "runtime/border.h"
+#include "runtime/conv_desc.h"
+#include "runtime/cpu.h"
+#include "runtime/error.h"
+#include "runtime/layer.h"
+#include "runtime/layer_registry.h"
+#include "runtime/mat.h"
+#include "runtime/option.h"
+#include "runtime/packing.h"

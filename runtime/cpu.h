@@ -1,0 +1,62 @@
+// What the CPU can do, and which instruction set jitconv may use.
+//
+// The ISA in use is the best the hardware has, capped by JITCONV_ISA=avx512|avx2|scalar
+// (read once, like ONEDNN_MAX_CPU_ISA) and by set_max_isa(). Everything that chooses
+// code paths asks current_isa().
+#pragma once
+#include <cstddef>
+#include <string>
+
+namespace jitconv {
+
+// Ordered: a higher value implies everything below it.
+enum class Isa {
+  scalar = 0,  // baseline x86-64, no generated kernels
+  avx2 = 1,    // AVX2 + FMA (+ F16C)
+  avx512 = 2,  // AVX-512 F/BW/DQ/VL (+ FMA)
+};
+
+struct CpuInfo {
+  std::string vendor;
+  std::string brand;
+  bool sse41 = false;
+  bool avx = false;
+  bool avx2 = false;
+  bool fma = false;
+  bool f16c = false;
+  bool avx512f = false;
+  bool avx512bw = false;
+  bool avx512dq = false;
+  bool avx512vl = false;
+  bool avx512_vnni = false;
+  bool avx512_bf16 = false;
+  bool avx_vnni = false;
+  size_t l1d_bytes = 0;  // per core
+  size_t l2_bytes = 0;   // per core
+  size_t l3_bytes = 0;   // shared
+  std::string cache_source;  // "cpuid" or "sysfs"
+  int logical_cpus = 1;
+  int physical_cores = 1;
+  Isa hardware_isa = Isa::scalar;
+};
+
+const CpuInfo& cpu_info();
+
+// The ISA kernels are generated for now.
+Isa current_isa();
+// Cap the ISA (API equivalent of JITCONV_ISA). A cap above the hardware is clamped to it.
+// Kernels already generated for a higher ISA stay valid; new pipelines use the cap.
+void set_max_isa(Isa cap);
+// Remove the API cap (the JITCONV_ISA cap still applies).
+void reset_max_isa();
+
+const char* isa_name(Isa isa);
+// "avx512" / "avx2" / "scalar" (also "avx512_core", "avx2_fma"); throws jitconv::Error otherwise.
+Isa parse_isa(const std::string& name);
+bool isa_supported(Isa isa);
+// Vector width in fp32 lanes: 16, 8 or 1 for scalar.
+int isa_lanes(Isa isa);
+// The elempack a blob of `channels` channels gets under `isa` with packing on (ncnn's rule).
+int preferred_elempack(Isa isa, int channels);
+
+}  // namespace jitconv

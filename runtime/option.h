@@ -1,0 +1,36 @@
+// Run-time options, with ncnn's defaults (ncnn/src/option.cpp) unless noted.
+#pragma once
+
+namespace jitconv {
+
+class Allocator;
+
+int default_num_threads();  // physical cores, as ncnn's get_physical_big_cpu_count()
+
+struct Option {
+  Option();
+
+  // Release intermediate blobs as soon as their last consumer has run.
+  bool lightmode = true;
+  int num_threads = 1;
+  Allocator* blob_allocator = nullptr;       // for blobs passed between layers
+  Allocator* workspace_allocator = nullptr;  // for per-forward scratch (padding, im2col)
+
+  bool use_packing_layout = true;  // elempack 4/8/16 between layers
+  bool use_winograd_convolution = true;
+  bool use_winograd23_convolution = true;
+  bool use_winograd43_convolution = true;
+  bool use_winograd63_convolution = true;
+  bool use_sgemm_convolution = true;
+  bool use_int8_inference = true;
+  // ncnn enables fp16 storage by default; a layer only stores fp16 when it declares
+  // support_fp16_storage and the CPU has F16C.
+  bool use_fp16_storage = true;
+  bool use_bf16_storage = false;
+
+  // jitconv: time each applicable convolution path at create_pipeline and keep the
+  // fastest (also JITCONV_AUTOTUNE=1). Off by default: ncnn-style table choice.
+  bool use_autotune = false;
+};
+
+}  // namespace jitconv
