@@ -9,7 +9,9 @@ namespace jitconv {
 // in static registrars) keeps them from being dropped when linking the static library.
 namespace layers {
 #define JITCONV_LAYER(T) std::unique_ptr<Layer> make_##T();
-#include "runtime/layers/layer_list.inc"
+#include "runtime/layers/layer_list_conv.inc"
+#include "runtime/layers/layer_list_data.inc"
+#include "runtime/layers/layer_list_math.inc"
 #undef JITCONV_LAYER
 }  // namespace layers
 
@@ -17,7 +19,9 @@ namespace {
 const std::map<std::string, LayerFactory>& registry() {
   static const std::map<std::string, LayerFactory> factories = {
 #define JITCONV_LAYER(T) {#T, &layers::make_##T},
-#include "runtime/layers/layer_list.inc"
+#include "runtime/layers/layer_list_conv.inc"
+#include "runtime/layers/layer_list_data.inc"
+#include "runtime/layers/layer_list_math.inc"
 #undef JITCONV_LAYER
   };
   return factories;
