@@ -1,8 +1,115 @@
 #include "runtime/conv_runner.h"
 
+#include <cstring>
+#include <vector>
+
+#include "loader/model_bin.h"
+#include "runtime/layers/convolution.h"
+#include "runtime/packing.h"
+
 namespace jitconv {
 
 const char* conv_algo_names() { return "auto, direct, gemm, winograd23, winograd43, winograd63"; }
+
+namespace {
+
+// Drives one Convolution layer over a batch: the layer sees one image (c, h, w) at a time,
+// as ncnn's layers do.
+class LayerConvRunner final : public ConvRunner {
+ public:
+  LayerConvRunner(const ConvProblem& problem, const std::string& algo, Isa isa, int num_threads,
+                  const float* weights, const float* bias)
+      : desc_(problem.desc) {
+    const ConvDesc& d = problem.desc;
+    if (d.g != 1) throw NotApplicable("grouped convolutions run through ConvolutionDepthWise (not built yet)");
+    opt_.num_threads = num_threads;
+    opt_.lightmode = true;
+    layer_.name = d.name.empty() ? "conv" : d.name;
+    ParamDict pd;
+    pd.set(0, d.oc);
+    pd.set(1, d.kw);
+    pd.set(11, d.kh);
+    pd.set(2, d.dilation_w);
+    pd.set(12, d.dilation_h);
+    pd.set(3, d.sw);
+    pd.set(13, d.sh);
+    pd.set(4, d.pad_left);
+    pd.set(15, d.pad_right);
+    pd.set(14, d.pad_top);
+    pd.set(16, d.pad_bottom);
+    pd.set(18, problem.pad_value);
+    pd.set(5, bias ? 1 : 0);
+    const int weight_count = d.oc * d.ic * d.kh * d.kw;
+    pd.set(6, weight_count);
+    pd.set(9, static_cast<int>(problem.act.type));
+    pd.set(10, std::vector<float>{problem.act.alpha, problem.act.beta});
+    if (d.pad_bottom < 0 || d.pad_right < 0)
+      throw NotApplicable("negative implied bottom/right padding (rows the output never reaches)");
+    layer_.load_param(pd);
+    Mat w(weight_count);
+    memcpy(w.data, weights, weight_count * sizeof(float));
+    std::vector<Mat> blobs = {w};
+    if (bias) {
+      Mat b(d.oc);
+      memcpy(b.data, bias, d.oc * sizeof(float));
+      blobs.push_back(b);
+    }
+    layer_.load_model(ModelBinFromMatArray(blobs));
+    if (algo != "auto") layer_.forced_algo = algo;
+    layer_.force_isa = true;
+    layer_.forced_isa = isa;
+    layer_.hint_w = d.iw;
+    layer_.hint_h = d.ih;
+    layer_.create_pipeline(opt_);
+    algo_ = layer_.describe().substr(0, layer_.describe().find(' '));
+    inputs_.resize(d.mb);
+    outputs_.resize(d.mb);
+  }
+
+  std::string algo() const override { return algo_; }
+  std::string detail() const override { return layer_.describe(); }
+
+  void set_input(const float* src) override {
+    const ConvDesc& d = desc_;
+    const long image = static_cast<long>(d.ic) * d.ih * d.iw;
+    for (int n = 0; n < d.mb; n++) {
+      Mat plain(d.iw, d.ih, d.ic);
+      for (int c = 0; c < d.ic; c++)
+        memcpy(plain.channel(c).data, src + n * image + static_cast<long>(c) * d.ih * d.iw,
+               sizeof(float) * d.ih * d.iw);
+      const int pack = opt_.use_packing_layout ? preferred_elempack(layer_.force_isa ? layer_.forced_isa : current_isa(), d.ic) : 1;
+      convert_packing(plain, inputs_[n], pack, opt_);
+    }
+  }
+
+  void run() override {
+    for (size_t n = 0; n < inputs_.size(); n++) layer_.forward(inputs_[n], outputs_[n], opt_);
+  }
+
+  void get_output(float* dst) const override {
+    const ConvDesc& d = desc_;
+    const long image = static_cast<long>(d.oc) * d.oh * d.ow;
+    for (int n = 0; n < d.mb; n++) {
+      Mat plain;
+      convert_packing(outputs_[n], plain, 1, opt_);
+      if (plain.w != d.ow || plain.h != d.oh || plain.c != d.oc)
+        fail("convolution produced ", plain.c, "x", plain.h, "x", plain.w, ", expected ", d.oc, "x", d.oh, "x", d.ow);
+      for (int c = 0; c < d.oc; c++)
+        memcpy(dst + n * image + static_cast<long>(c) * d.oh * d.ow, plain.channel(c).data,
+               sizeof(float) * d.oh * d.ow);
+    }
+  }
+
+ private:
+  ConvDesc desc_;
+  Option opt_;
+  layers::Convolution layer_;
+  std::string algo_;
+  std::vector<Mat> inputs_;
+  std::vector<Mat> outputs_;
+};
+
+}  // namespace
 
 std::unique_ptr<ConvRunner> make_conv_runner(const ConvProblem& problem, const std::string& algo, Isa isa,
                                              int num_threads, const float* weights, const float* bias) {
@@ -10,7 +117,9 @@ std::unique_ptr<ConvRunner> make_conv_runner(const ConvProblem& problem, const s
       algo != "winograd63")
     fail("unknown algorithm '", algo, "' (expected ", conv_algo_names(), ")");
   if (!isa_supported(isa)) fail("ISA ", isa_name(isa), " is not supported by this CPU");
-  throw NotApplicable("the " + algo + " path is not built yet");
+  if (algo != "auto" && algo != "direct") throw NotApplicable("the " + algo + " path is not built yet");
+  if (algo == "direct" && isa == Isa::scalar) throw NotApplicable("the direct path needs AVX2 or AVX-512");
+  return std::make_unique<LayerConvRunner>(problem, algo, isa, num_threads, weights, bias);
 }
 
 }  // namespace jitconv

@@ -1,0 +1,88 @@
+// The full specialization of one generated direct-convolution kernel. init_conv_direct_conf()
+// computes it from the problem; ConvDirectGenerator only emits code from it; the driver
+// (runtime/conv_direct.cpp) only prepares buffers and threads.
+//
+// One kernel call computes one output row (all ow) for ur_oc chunks of vlen output
+// channels (vlen = 16 on AVX-512, 8 on AVX2), reading the unpadded input: padding taps
+// on the left/right are skipped in generated edge blocks, top/bottom ones by the
+// driver passing the valid kh range.
+//
+//   src     = ic/in_pack  - [ih][iw][in_pack]          (a packed Mat, any cstep)
+//   weights = ic/in_pack - kh - kw - in_pack - ur_oc - vlen   (one group of chunks)
+//   dst     = oc/out_pack - [oh][ow][out_pack]
+#pragma once
+#include <string>
+
+#include "runtime/activation.h"
+#include "runtime/cpu.h"
+
+namespace jitconv {
+
+struct ConvDirectConf {
+  Isa isa = Isa::avx512;
+  int vlen = 16;  // fp32 lanes per vector register
+
+  int iw = 0, ow = 0;  // unpadded input width, output width
+  int kh = 1, kw = 1;
+  int sw = 1;
+  int dh = 1, dw = 1;  // dilation (1 = dense)
+  int pad_left = 0;
+
+  int in_pack = 1;    // elempack of src
+  int out_pack = 16;  // elempack of dst (<= vlen)
+  int ic_groups = 1;  // ic / in_pack packed input channels the kernel reduces over
+
+  int ur_w = 1;   // output pixels per register block
+  int ur_oc = 1;  // vlen-wide output-channel chunks per register block
+  int last_chunk_lanes = 16;  // valid lanes of the group's last chunk (< vlen only in the oc tail)
+  // Broadcast each input value once into a register and FMA it into the ur_oc chunks
+  // (AVX2 always; AVX-512 when ur_oc > 1), instead of an embedded {1to16} memory operand
+  // per FMA.
+  bool explicit_bcast = true;
+
+  bool bias = false;
+  Activation act;
+
+  // e.g. conv_direct_avx512_k3x3_s1_d1x1_p16to16_iw56ow56pl1_ic4_ur7x4_bias_relu
+  std::string name() const;
+};
+
+// Output-channel chunks held in registers at once, for an ISA and oc (depends on nothing
+// else, so weights can be laid out before the input shape is known).
+int conv_direct_ur_oc(Isa isa, int oc);
+
+struct ConvDirectProblem {
+  int ic = 0, iw = 0;
+  int oc = 0, ow = 0;
+  int kh = 1, kw = 1, sw = 1, dh = 1, dw = 1, pad_left = 0;
+  int in_pack = 1, out_pack = 1;
+  bool bias = false;
+  Activation act;
+};
+
+// The main kernel's configuration (chunk groups of ur_oc) and, through `chunks_in_group`
+// and `lanes_in_last_chunk`, the tail group's.
+ConvDirectConf init_conv_direct_conf(Isa isa, const ConvDirectProblem& p, int chunks_in_group,
+                                     int lanes_in_last_chunk);
+
+// Bytes between consecutive kh rows and between consecutive packed input channels of one
+// group's weights.
+inline long conv_direct_weight_kh_stride(const ConvDirectConf& c) {
+  return static_cast<long>(c.kw) * c.in_pack * c.ur_oc * c.vlen * 4;
+}
+
+// The runtime arguments of one kernel call.
+struct ConvDirectArgs {
+  const float* src;         // first valid input row of this output row, column 0, channel group 0
+  const float* weights;     // the group's weights, advanced to the first valid kh row
+  const float* bias;        // ur_oc * vlen values (zero-padded), or null
+  float* dst;               // output row, column 0, first plane of the group
+  long kh_count;            // valid kernel rows (0: bias + activation only)
+  long src_channel_stride;  // bytes between packed input channels (cstep * in_pack * 4)
+  long dst_channel_stride;  // bytes between packed output channels (cstep * out_pack * 4)
+  long src_row_stride;      // bytes between input rows (iw * in_pack * 4)
+};
+
+using ConvDirectKernelFn = void (*)(const ConvDirectArgs*);
+
+}  // namespace jitconv

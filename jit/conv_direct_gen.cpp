@@ -1,0 +1,184 @@
+#include "jit/conv_direct_gen.h"
+
+#include <cstddef>
+
+#include "jit/store_emitter.h"
+#include "runtime/error.h"
+
+namespace jitconv {
+
+using namespace Xbyak;
+
+namespace {
+constexpr int kIcCounterSlot = 0;  // [rsp + 0]: packed input channels left in this block
+}
+
+ConvDirectGenerator::ConvDirectGenerator(const ConvDirectConf& conf)
+    : conf_(conf), explicit_bcast_(conf.explicit_bcast || conf.isa != Isa::avx512), activation_(*this, conf.isa, conf.act) {
+  const int regs = conf.isa == Isa::avx512 ? 32 : 16;
+  const int used = conf.ur_w * conf.ur_oc + conf.ur_oc + (explicit_bcast_ ? 1 : 0);
+  if (used > regs) fail(conf.name(), ": register block needs ", used, " vector registers");
+}
+
+Xmm ConvDirectGenerator::vreg(int index) const {
+  return conf_.isa == Isa::avx512 ? Xmm(Zmm(index)) : Xmm(Ymm(index));
+}
+
+std::vector<int> ConvDirectGenerator::free_vregs(int width) const {
+  // Weight and broadcast registers are idle once the reduction is done, and so are the
+  // accumulators a narrow tail block does not use.
+  std::vector<int> regs;
+  const int total = conf_.isa == Isa::avx512 ? 32 : 16;
+  for (int r = 0; r < total; r++) {
+    const int chunk = r / conf_.ur_w, pixel = r % conf_.ur_w;
+    const bool live_acc = r < conf_.ur_w * conf_.ur_oc && chunk < conf_.ur_oc && pixel < width;
+    if (!live_acc) regs.push_back(r);
+  }
+  return regs;
+}
+
+std::vector<ConvDirectGenerator::Block> ConvDirectGenerator::plan_blocks() const {
+  std::vector<Block> blocks;
+  for (int ow0 = 0; ow0 < conf_.ow; ow0 += conf_.ur_w) {
+    Block b{ow0, std::min(conf_.ur_w, conf_.ow - ow0), 1, true};
+    for (int j = 0; j < b.width && b.clean; j++)
+      for (int kw = 0; kw < conf_.kw; kw++)
+        if (!tap_inside(input_col(ow0 + j, kw))) b.clean = false;
+    // Merge runs of clean full-width blocks into one loop.
+    if (!blocks.empty() && b.clean && blocks.back().clean && b.width == conf_.ur_w &&
+        blocks.back().width == conf_.ur_w)
+      blocks.back().count++;
+    else
+      blocks.push_back(b);
+  }
+  return blocks;
+}
+
+void ConvDirectGenerator::emit_init(int width) {
+  if (conf_.bias) mov(reg_src, ptr[reg_args + offsetof(ConvDirectArgs, bias)]);
+  for (int c = 0; c < conf_.ur_oc; c++)
+    for (int j = 0; j < width; j++) {
+      const Xmm a = vreg(acc(c, j));
+      if (conf_.bias)
+        vmovups(a, ptr[reg_src + c * conf_.vlen * 4]);
+      else
+        vxorps(a, a, a);
+    }
+}
+
+void ConvDirectGenerator::emit_reduction(const Block& block) {
+  const ConvDirectConf& c = conf_;
+  const int ip = c.in_pack;
+  const long kh_w_stride = conv_direct_weight_kh_stride(c);
+  const long ic_w_stride = kh_w_stride * c.kh;
+  // Absolute input column of the block's first output column (static blocks only check it).
+  const int block_col = input_col(block.ow0, 0);
+  Label l_ic, l_kh, l_kh_done;
+
+  mov(reg_ic_src, reg_block_src);
+  mov(reg_ic_w, reg_w_row);
+  mov(qword[rsp + kIcCounterSlot], c.ic_groups);
+  L(l_ic);
+  {
+    mov(reg_src, reg_ic_src);
+    mov(reg_w, reg_ic_w);
+    mov(reg_kh_iter, reg_kh_count);
+    test(reg_kh_iter, reg_kh_iter);
+    jz(l_kh_done, T_NEAR);
+    L(l_kh);
+    {
+      for (int kw = 0; kw < c.kw; kw++) {
+        // Pixels of this block whose tap kw lies inside the input.
+        std::vector<int> pixels;
+        for (int j = 0; j < block.width; j++)
+          if (block.clean || tap_inside(block_col + j * c.sw + kw * c.dw)) pixels.push_back(j);
+        if (pixels.empty()) continue;
+        for (int lane = 0; lane < ip; lane++) {
+          const long w_off = (static_cast<long>(kw * ip + lane) * c.ur_oc) * c.vlen * 4;
+          for (int oc = 0; oc < c.ur_oc; oc++) vmovups(vreg(weight_reg(oc)), ptr[reg_w + w_off + oc * c.vlen * 4]);
+          for (int j : pixels) {
+            const long src_off = (static_cast<long>(j * c.sw + kw * c.dw) * ip + lane) * 4;
+            if (explicit_bcast_) {
+              vbroadcastss(vreg(bcast_reg()), ptr[reg_src + src_off]);
+              for (int oc = 0; oc < c.ur_oc; oc++)
+                vfmadd231ps(vreg(acc(oc, j)), vreg(weight_reg(oc)), vreg(bcast_reg()));
+            } else {
+              for (int oc = 0; oc < c.ur_oc; oc++)
+                vfmadd231ps(vreg(acc(oc, j)), vreg(weight_reg(oc)), ptr_b[reg_src + src_off]);
+            }
+          }
+        }
+      }
+      add(reg_src, reg_kh_step);
+      add(reg_w, kh_w_stride);
+      dec(reg_kh_iter);
+      jnz(l_kh, T_NEAR);
+    }
+    L(l_kh_done);
+    add(reg_ic_src, reg_src_cstride);
+    add(reg_ic_w, ic_w_stride);
+    dec(qword[rsp + kIcCounterSlot]);
+    jnz(l_ic, T_NEAR);
+  }
+}
+
+void ConvDirectGenerator::emit_epilogue(int width) {
+  const ConvDirectConf& c = conf_;
+  std::vector<int> temps = free_vregs(width);
+  if (c.act.type != ActivationType::none) {
+    std::vector<int> live;
+    for (int oc = 0; oc < c.ur_oc; oc++)
+      for (int j = 0; j < width; j++) live.push_back(acc(oc, j));
+    activation_.apply(live, temps);
+  }
+  PackedStoreEmitter store(*this, c.isa, c.out_pack);
+  const Reg64 reg_plane = reg_src, reg_plane_stride = reg_w;
+  mov(reg_plane, reg_block_dst);
+  mov(reg_plane_stride, ptr[reg_args + offsetof(ConvDirectArgs, dst_channel_stride)]);
+  for (int oc = 0; oc < c.ur_oc; oc++) {
+    std::vector<int> accs;
+    for (int j = 0; j < width; j++) accs.push_back(acc(oc, j));
+    const int lanes = oc == c.ur_oc - 1 ? c.last_chunk_lanes : c.vlen;
+    store.store_chunk(accs, reg_plane, reg_plane_stride, lanes, temps[0]);
+  }
+}
+
+void ConvDirectGenerator::emit_block(const Block& block) {
+  const ConvDirectConf& c = conf_;
+  const long src_step = static_cast<long>(c.ur_w) * c.sw * c.in_pack * 4;
+  const long dst_step = static_cast<long>(c.ur_w) * c.out_pack * 4;
+  lea(reg_block_src, ptr[reg_src_row + static_cast<long>(input_col(block.ow0, 0)) * c.in_pack * 4]);
+  lea(reg_block_dst, ptr[reg_dst_row + static_cast<long>(block.ow0) * c.out_pack * 4]);
+  Label l_loop;
+  if (block.count > 1) {
+    mov(reg_block_iter, block.count);
+    L(l_loop);
+  }
+  emit_init(block.width);
+  emit_reduction(block);
+  emit_epilogue(block.width);
+  if (block.count > 1) {
+    add(reg_block_src, src_step);
+    add(reg_block_dst, dst_step);
+    dec(reg_block_iter);
+    jnz(l_loop, T_NEAR);
+  }
+}
+
+void ConvDirectGenerator::generate() {
+  preamble();
+  sub(rsp, 8);
+  mov(reg_src_row, ptr[reg_args + offsetof(ConvDirectArgs, src)]);
+  mov(reg_w_row, ptr[reg_args + offsetof(ConvDirectArgs, weights)]);
+  mov(reg_dst_row, ptr[reg_args + offsetof(ConvDirectArgs, dst)]);
+  mov(reg_kh_count, ptr[reg_args + offsetof(ConvDirectArgs, kh_count)]);
+  mov(reg_src_cstride, ptr[reg_args + offsetof(ConvDirectArgs, src_channel_stride)]);
+  mov(reg_kh_step, ptr[reg_args + offsetof(ConvDirectArgs, src_row_stride)]);
+  if (conf_.dh > 1) imul(reg_kh_step, reg_kh_step, conf_.dh);
+  for (const Block& block : plan_blocks()) emit_block(block);
+  add(rsp, 8);
+  postamble();
+  activation_.emit_table();
+}
+
+}  // namespace jitconv

@@ -1,0 +1,163 @@
+#include "runtime/conv_direct.h"
+
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+
+#include "jit/conv_direct_gen.h"
+#include "runtime/border.h"
+#include "runtime/error.h"
+
+namespace jitconv {
+
+ConvDirect::ConvDirect(const ConvParams& params, const float* weights, const float* bias, Isa isa, int in_pack,
+                       int out_pack)
+    : params_(params), isa_(isa), vlen_(isa_lanes(isa)), in_pack_(in_pack), out_pack_(out_pack) {
+  if (isa == Isa::scalar) fail("direct JIT convolution needs AVX2 or AVX-512");
+  if (params.ic % in_pack != 0) fail("ic ", params.ic, " is not divisible by input elempack ", in_pack);
+  if (params.oc % out_pack != 0) fail("oc ", params.oc, " is not divisible by output elempack ", out_pack);
+  if (out_pack > vlen_) fail("output elempack ", out_pack, " exceeds the ", isa_name(isa), " vector");
+  ur_oc_ = conv_direct_ur_oc(isa, params.oc);
+  chunks_ = (params.oc + vlen_ - 1) / vlen_;
+  groups_ = (chunks_ + ur_oc_ - 1) / ur_oc_;
+  const int ic = params.ic, kh = params.kh, kw = params.kw;
+  group_floats_ = static_cast<long>(ic) * kh * kw * ur_oc_ * vlen_;
+
+  // dst = group - [ic/in_pack][kh][kw][in_pack][chunk in group][vlen]
+  weights_.create(static_cast<int>(group_floats_ * groups_));
+  weights_.fill(0.f);
+  float* w = weights_;
+  for (int g = 0; g < groups_; g++) {
+    const int chunk0 = g * ur_oc_;
+    const int chunks_here = std::min(ur_oc_, chunks_ - chunk0);
+    float* gw = w + g * group_floats_;
+    for (int icg = 0; icg < ic / in_pack; icg++)
+      for (int y = 0; y < kh; y++)
+        for (int x = 0; x < kw; x++)
+          for (int lane = 0; lane < in_pack; lane++)
+            for (int c = 0; c < chunks_here; c++)
+              for (int v = 0; v < vlen_; v++) {
+                const int o = (chunk0 + c) * vlen_ + v;
+                const int i = icg * in_pack + lane;
+                if (o >= params.oc) continue;
+                const long dst = ((((static_cast<long>(icg) * kh + y) * kw + x) * in_pack + lane) * chunks_here + c) *
+                                     vlen_ + v;
+                gw[dst] = weights[((static_cast<long>(o) * ic + i) * kh + y) * kw + x];
+              }
+  }
+  if (params.bias) {
+    bias_.create(chunks_ * vlen_);
+    bias_.fill(0.f);
+    memcpy(bias_.data, bias, params.oc * sizeof(float));
+  }
+}
+
+const ConvDirect::Kernels& ConvDirect::kernels_for(int ih, int iw, const ConvPads& pads) const {
+  const std::vector<int> key = {ih, iw, pads.top, pads.left, pads.bottom, pads.right};
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = kernels_.find(key);
+  if (it != kernels_.end()) return it->second;
+  // pads are explicit here: after a pad_value copy they are zero for the padded input.
+  const int ow = (iw + pads.left + pads.right - params_.extent_w()) / params_.sw + 1;
+  ConvDirectProblem p;
+  p.ic = params_.ic;
+  p.iw = iw;
+  p.oc = params_.oc;
+  p.ow = ow;
+  p.kh = params_.kh;
+  p.kw = params_.kw;
+  p.sw = params_.sw;
+  p.dh = params_.dh;
+  p.dw = params_.dw;
+  p.pad_left = pads.left;
+  p.in_pack = in_pack_;
+  p.out_pack = out_pack_;
+  p.bias = params_.bias;
+  p.act = params_.act;
+  Kernels k;
+  const int last_chunks = chunks_ - (groups_ - 1) * ur_oc_;
+  const int last_lanes = params_.oc - (chunks_ - 1) * vlen_;
+  k.main_conf = init_conv_direct_conf(isa_, p, ur_oc_, vlen_);
+  k.last_conf = init_conv_direct_conf(isa_, p, last_chunks, last_lanes);
+  auto make = [](const ConvDirectConf& conf) {
+    return KernelRegistry::instance().get(conf.name(), [conf] { return std::make_unique<ConvDirectGenerator>(conf); });
+  };
+  if (groups_ > 1) k.main = make(k.main_conf);
+  k.last = make(k.last_conf);
+  if (k.main) kernel_names_.push_back(k.main->name());
+  kernel_names_.push_back(k.last->name());
+  return kernels_.emplace(key, k).first->second;
+}
+
+void ConvDirect::prepare(int ih, int iw) { kernels_for(ih, iw, params_.pads_for(ih, iw)); }
+
+void ConvDirect::forward(const Mat& bottom_in, Mat& top, const Option& opt) const {
+  if (bottom_in.dims != 3) fail("direct convolution expects a 3-D input, got dims ", bottom_in.dims);
+  if (bottom_in.elempack != in_pack_ || bottom_in.c * bottom_in.elempack != params_.ic)
+    fail("direct convolution expects ", params_.ic, " channels packed by ", in_pack_, ", got ",
+         bottom_in.c * bottom_in.elempack, " packed by ", bottom_in.elempack);
+  ConvPads pads = params_.pads_for(bottom_in.h, bottom_in.w);
+  int oh, ow;
+  params_.output_size(bottom_in.h, bottom_in.w, oh, ow);
+  // Padding taps are skipped by the kernels; only a non-zero pad value needs real padding.
+  Mat bottom = bottom_in;
+  if (params_.pad_value != 0.f && pads.any()) {
+    Option pad_opt = opt;
+    pad_opt.blob_allocator = opt.workspace_allocator;
+    copy_make_border(bottom_in, bottom, pads.top, pads.bottom, pads.left, pads.right, params_.pad_value, pad_opt);
+    pads = ConvPads();
+  }
+  const int ih = bottom.h, iw = bottom.w;
+  const Kernels& k = kernels_for(ih, iw, pads);
+  top.create(ow, oh, params_.oc / out_pack_, static_cast<size_t>(out_pack_) * 4, out_pack_, opt.blob_allocator);
+
+  const long src_cstride = static_cast<long>(bottom.cstep) * in_pack_ * 4;
+  const long dst_cstride = static_cast<long>(top.cstep) * out_pack_ * 4;
+  const long src_row = static_cast<long>(iw) * in_pack_ * 4;
+  const long kh_stride = conv_direct_weight_kh_stride(k.main ? k.main_conf : k.last_conf);
+  const long kh_stride_last = conv_direct_weight_kh_stride(k.last_conf);
+  const int kh = params_.kh, dh = params_.dh, sh = params_.sh;
+  const long planes_per_group = static_cast<long>(ur_oc_) * vlen_ / out_pack_;
+  const float* weights = weights_;
+  const float* bias = params_.bias ? static_cast<const float*>(bias_) : nullptr;
+  const unsigned char* src = static_cast<const unsigned char*>(bottom.data);
+  unsigned char* dst = static_cast<unsigned char*>(top.data);
+  const int groups = groups_;
+  const int ur_oc = ur_oc_, vlen = vlen_;
+  const long group_floats = group_floats_;
+  const int pad_top = pads.top;
+
+#pragma omp parallel for num_threads(opt.num_threads) schedule(static)
+  for (long task = 0; task < static_cast<long>(groups) * oh; task++) {
+    const int g = static_cast<int>(task / oh);
+    const int oy = static_cast<int>(task % oh);
+    const bool last = g == groups - 1;
+    const int iy0 = oy * sh - pad_top;
+    const int kh_begin = iy0 >= 0 ? 0 : (-iy0 + dh - 1) / dh;
+    const int kh_end = ih - iy0 > 0 ? std::min(kh, (ih - iy0 + dh - 1) / dh) : 0;
+    ConvDirectArgs args;
+    args.kh_count = std::max(0, kh_end - kh_begin);
+    args.src = reinterpret_cast<const float*>(src + static_cast<long>(iy0 + kh_begin * dh) * src_row);
+    args.weights = weights + g * group_floats + kh_begin * (last ? kh_stride_last : kh_stride) / 4;
+    args.bias = bias ? bias + static_cast<long>(g) * ur_oc * vlen : nullptr;
+    args.dst = reinterpret_cast<float*>(dst + g * planes_per_group * dst_cstride +
+                                        static_cast<long>(oy) * ow * out_pack_ * 4);
+    args.src_channel_stride = src_cstride;
+    args.dst_channel_stride = dst_cstride;
+    args.src_row_stride = src_row;
+    if (last)
+      k.last->entry<ConvDirectKernelFn>()(&args);
+    else
+      k.main->entry<ConvDirectKernelFn>()(&args);
+  }
+}
+
+std::string ConvDirect::describe() const {
+  std::ostringstream os;
+  os << "direct " << isa_name(isa_) << " elempack " << in_pack_ << "->" << out_pack_ << " ur_oc " << ur_oc_;
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const std::string& n : kernel_names_) os << "\n  kernel " << n;
+  return os.str();
+}
+
+}  // namespace jitconv

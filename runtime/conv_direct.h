@@ -1,0 +1,55 @@
+// Driver of the generated direct-convolution kernels (jit/conv_direct_gen.h): lays the
+// weights out once, then per forward threads the kernel calls over
+// (output-channel group x output row) with OpenMP. Every output value is computed by one
+// kernel call in a fixed order, so results do not depend on the thread count.
+#pragma once
+#include <map>
+#include <memory>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "jit/conv_direct_conf.h"
+#include "jit/kernel_registry.h"
+#include "runtime/conv_impl.h"
+
+namespace jitconv {
+
+class ConvDirect final : public ConvImpl {
+ public:
+  // weights: oc x ic x kh x kw; bias: oc values or null. in_pack/out_pack: the layouts of
+  // input and output blobs (out_pack <= the ISA's vector width).
+  ConvDirect(const ConvParams& params, const float* weights, const float* bias, Isa isa, int in_pack, int out_pack);
+
+  int in_elempack() const override { return in_pack_; }
+  int out_elempack() const override { return out_pack_; }
+  void prepare(int ih, int iw) override;
+  void forward(const Mat& bottom, Mat& top, const Option& opt) const override;
+  std::string name() const override { return "direct"; }
+  std::string describe() const override;
+  size_t weight_bytes() const override { return weights_.bytes() + bias_.bytes(); }
+
+ private:
+  struct Kernels {
+    ConvDirectConf main_conf, last_conf;
+    JitKernelPtr main, last;  // last: the final chunk group when it differs from the rest
+  };
+  const Kernels& kernels_for(int ih, int iw, const ConvPads& pads) const;
+
+  ConvParams params_;
+  Isa isa_;
+  int vlen_;
+  int in_pack_, out_pack_;
+  int ur_oc_;
+  int chunks_;       // ceil(oc / vlen)
+  int groups_;       // ceil(chunks / ur_oc)
+  long group_floats_;  // weights per full group
+  Mat weights_;      // groups of [ic/in_pack][kh][kw][in_pack][chunks][vlen], zero-padded
+  Mat bias_;         // chunks * vlen values, zero-padded (empty without bias)
+
+  mutable std::mutex mutex_;
+  mutable std::map<std::vector<int>, Kernels> kernels_;  // by (ih, iw, pads)
+  mutable std::vector<std::string> kernel_names_;
+};
+
+}  // namespace jitconv

@@ -1,0 +1,37 @@
+// The geometry of one (single-group) convolution, shared by every implementation path.
+#pragma once
+#include <string>
+
+#include "runtime/activation.h"
+
+namespace jitconv {
+
+constexpr int kPadSameUpper = -233;  // ncnn / TensorFlow SAME, ONNX SAME_UPPER
+constexpr int kPadSameLower = -234;  // ONNX SAME_LOWER
+
+struct ConvPads {
+  int top = 0, left = 0, bottom = 0, right = 0;
+  bool any() const { return top || left || bottom || right; }
+};
+
+struct ConvParams {
+  int ic = 0, oc = 0;
+  int kh = 1, kw = 1;
+  int sh = 1, sw = 1;
+  int dh = 1, dw = 1;
+  // ncnn semantics: non-negative values, or kPadSameUpper / kPadSameLower in any of them.
+  int pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  float pad_value = 0.f;
+  bool bias = false;
+  Activation act;
+
+  int extent_h() const { return (kh - 1) * dh + 1; }
+  int extent_w() const { return (kw - 1) * dw + 1; }
+  // The padding for an ih x iw input (SAME modes depend on it, as in ncnn's make_padding).
+  ConvPads pads_for(int ih, int iw) const;
+  // Output size; throws jitconv::Error when the input is smaller than the kernel.
+  void output_size(int ih, int iw, int& oh, int& ow) const;
+  std::string to_string() const;
+};
+
+}  // namespace jitconv

@@ -1,0 +1,61 @@
+// ncnn's Convolution layer: parameters ids 0-19 as in ncnn's operation table, weights in
+// OIHW order, and a path chosen at create_pipeline (jit/ kernels behind every path).
+#pragma once
+#include <memory>
+#include <string>
+
+#include "runtime/conv_impl.h"
+#include "runtime/conv_params.h"
+#include "runtime/cpu.h"
+#include "runtime/layer.h"
+
+namespace jitconv {
+namespace layers {
+
+class Convolution : public Layer {
+ public:
+  Convolution();
+  void load_param(const ParamDict& pd) override;
+  void load_model(const ModelBin& mb) override;
+  void create_pipeline(const Option& opt) override;
+  void destroy_pipeline(const Option& opt) override;
+  void forward(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const override;
+  std::string describe() const override;
+  size_t weight_bytes() const override;
+
+  // The geometry (pads may hold ncnn's SAME markers).
+  ConvParams params() const;
+
+  // ncnn parameters.
+  int num_output = 0;
+  int kernel_w = 0, kernel_h = 0;
+  int dilation_w = 1, dilation_h = 1;
+  int stride_w = 1, stride_h = 1;
+  int pad_left = 0, pad_right = 0, pad_top = 0, pad_bottom = 0;
+  float pad_value = 0.f;
+  int bias_term = 0;
+  int weight_data_size = 0;
+  int int8_scale_term = 0;
+  int activation_type = 0;
+  Mat activation_params;
+  int dynamic_weight = 0;
+
+  Mat weight_data;  // num_output x ic x kh x kw
+  Mat bias_data;
+
+  // jitconv: force a path ("direct", "gemm", "winograd23/43/63", "scalar"; empty = choose)
+  // and an ISA (default: current_isa() at create_pipeline). For check/bench/autotune.
+  std::string forced_algo;
+  bool force_isa = false;
+  Isa forced_isa = Isa::scalar;
+  // Input shape known at create_pipeline (from -23330 hints or set through the API);
+  // kernels for it are generated there instead of at the first forward.
+  int hint_w = 0, hint_h = 0;
+
+ private:
+  std::unique_ptr<ConvImpl> impl_;
+  Isa isa_ = Isa::scalar;
+};
+
+}  // namespace layers
+}  // namespace jitconv

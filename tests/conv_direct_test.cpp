@@ -1,0 +1,110 @@
+// Generated direct-convolution kernels against the scalar reference, over generated edge
+// cases, on every JIT ISA of the machine (AVX2 also on AVX-512 machines).
+#include <gtest/gtest.h>
+
+#include "tests/conv_tester.h"
+
+using namespace jitconv;
+using namespace jitconv::test;
+
+namespace {
+std::vector<int> channel_counts() {
+  std::vector<int> counts;
+  for (int c = 1; c <= 33; c++) counts.push_back(c);
+  for (int p : {37, 41, 43, 47, 53, 59, 61, 67}) counts.push_back(p);
+  return counts;
+}
+}  // namespace
+
+TEST(ConvDirect, ChannelCounts) {
+  for (Isa isa : jit_isas()) {
+    const std::vector<int> counts = channel_counts();
+    for (size_t i = 0; i < counts.size(); i++) {
+      // Every ic meets several oc values (and every oc several ic values).
+      for (size_t step : {size_t(0), size_t(7), size_t(20)}) {
+        const int ic = counts[i], oc = counts[(i + step) % counts.size()];
+        ConvTester().isa(isa).ic(ic).oc(oc).input(6, 7).kernel(3).pad(1).seed(ic * 100 + oc).test_direct();
+      }
+    }
+  }
+}
+
+TEST(ConvDirect, OutputWidths) {
+  // From 1 pixel to twice the widest register block (28) plus one.
+  for (Isa isa : jit_isas())
+    for (int ow = 1; ow <= 57; ow++)
+      for (int oc : {16, 64, 24})
+        ConvTester().isa(isa).ic(8).oc(oc).input(3, ow + 2).kernel(3).seed(ow).test_direct();
+}
+
+TEST(ConvDirect, KernelStrideDilationPad) {
+  struct K {
+    int h, w;
+  };
+  for (Isa isa : jit_isas())
+    for (K k : {K{1, 1}, K{2, 2}, K{3, 3}, K{4, 4}, K{5, 5}, K{6, 6}, K{7, 7}, K{1, 7}, K{7, 1}, K{1, 3}})
+      for (int s = 1; s <= 3; s++)
+        for (int d = 1; d <= 3; d++) {
+          const int ih = (k.h - 1) * d + 1 + 5, iw = (k.w - 1) * d + 1 + 9;
+          ConvTester().isa(isa).ic(16).oc(32).input(ih, iw).kernel(k.h, k.w).stride(s).dilation(d).seed(k.h * 10 + s + d).test_direct();
+          ConvTester().isa(isa).ic(5).oc(13).input(ih, iw).kernel(k.h, k.w).stride(s, 4 - s).dilation(d, 4 - d).pad(k.h / 2, k.w - 1, 1, 0).test_direct();
+        }
+}
+
+TEST(ConvDirect, AsymmetricAndLargePadding) {
+  for (Isa isa : jit_isas()) {
+    ConvTester().isa(isa).ic(16).oc(16).input(10, 10).kernel(5).pad(7).test_direct();  // whole rows of padding
+    ConvTester().isa(isa).ic(16).oc(16).input(10, 10).kernel(3).pad(0, 2, 3, 1).test_direct();
+    ConvTester().isa(isa).ic(4).oc(20).input(1, 1).kernel(3).pad(1).test_direct();
+    ConvTester().isa(isa).ic(3).oc(64).input(13, 17).kernel(7).stride(2).pad(3).test_direct();
+    ConvTester().isa(isa).ic(16).oc(32).input(7, 7).kernel(3).pad(4, 3, 2, 5).dilation(2).test_direct();
+    ConvTester().isa(isa).ic(8).oc(8).input(9, 9).kernel(3).pad(kPadSameUpper).stride(2).test_direct();
+    ConvTester().isa(isa).ic(8).oc(8).input(9, 8).kernel(4).pad(kPadSameLower).stride(3).test_direct();
+    ConvTester().isa(isa).ic(12).oc(28).input(9, 9).kernel(3).pad(2).pad_value(0.75f).test_direct();
+  }
+}
+
+TEST(ConvDirect, EveryElempackPair) {
+  for (Isa isa : jit_isas())
+    for (int in : {1, 4, 8, 16})
+      for (int out : {1, 4, 8, 16}) {
+        if (out > isa_lanes(isa)) continue;
+        ConvTester().isa(isa).ic(48).oc(48).input(8, 11).kernel(3).pad(1).elempack(in, out).test_direct();
+        ConvTester().isa(isa).ic(16).oc(80).input(5, 30).kernel(1).elempack(in, out).test_direct();
+      }
+}
+
+TEST(ConvDirect, EveryActivation) {
+  for (Isa isa : jit_isas())
+    for (const char* act : {"none", "relu", "leaky:0.1", "clip:-0.5:0.7", "sigmoid", "mish", "hardswish:0.2:0.5"})
+      for (int oc : {16, 40, 7}) {
+        ConvTester().isa(isa).ic(9).oc(oc).input(7, 31).kernel(3).pad(1).act(act).test_direct();
+        ConvTester().isa(isa).ic(9).oc(oc).input(7, 31).kernel(3).pad(1).act(act).bias(false).test_direct();
+      }
+}
+
+TEST(ConvDirect, ThreadsAreBitIdentical) {
+  for (Isa isa : jit_isas()) {
+    ConvTester t;
+    t.isa(isa).ic(32).oc(48).input(19, 23).kernel(3).pad(1).act("relu");
+    const std::vector<float> one = t.threads(1).test_direct();
+    const std::vector<float> two = t.threads(2).test_direct();
+    const std::vector<float> eight = t.threads(8).test_direct();
+    ASSERT_EQ(one.size(), two.size());
+    EXPECT_EQ(0, memcmp(one.data(), two.data(), one.size() * sizeof(float)));
+    EXPECT_EQ(0, memcmp(one.data(), eight.data(), one.size() * sizeof(float)));
+  }
+}
+
+TEST(ConvDirect, HeadlineShapesSmallBatch) {
+  // Real layer geometries (reduced spatial size where the full one is slow to check).
+  for (Isa isa : jit_isas()) {
+    ConvTester().isa(isa).ic(3).oc(64).input(30, 30).kernel(7).stride(2).pad(3).test_direct();
+    ConvTester().isa(isa).ic(64).oc(64).input(14, 14).kernel(3).pad(1).test_direct();
+    ConvTester().isa(isa).ic(128).oc(128).input(7, 7).kernel(3).stride(2).pad(1).test_direct();
+    ConvTester().isa(isa).ic(96).oc(96).input(9, 9).kernel(3).pad(1).test_direct();
+    ConvTester().isa(isa).ic(40).oc(120).input(8, 8).kernel(5).pad(2).test_direct();
+    ConvTester().isa(isa).ic(64).oc(64).input(12, 12).kernel(3).pad(2).dilation(2).test_direct();
+    ConvTester().isa(isa).ic(256).oc(64).input(6, 6).kernel(1).test_direct();
+  }
+}

@@ -1,0 +1,172 @@
+// Fluent tester for convolution paths against reference/conv_ref:
+//
+//   ConvTester().ic(19).oc(33).input(11, 13).kernel(3).stride(2).dilation(2).pad(1, 0, 2, 1)
+//               .elempack(4, 1).act("relu").isa(Isa::avx2).test_direct();
+//
+// The tolerance is relative to the largest |output| and scales with the accumulation
+// length ic*kh*kw (fp32 FMA chains against a double-accumulated oracle).
+#pragma once
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "reference/conv_ref.h"
+#include "runtime/conv_direct.h"
+#include "runtime/conv_impl.h"
+#include "runtime/packing.h"
+#include "tests/test_util.h"
+
+namespace jitconv {
+namespace test {
+
+class ConvTester {
+ public:
+  ConvTester& ic(int v) { ic_ = v; return *this; }
+  ConvTester& oc(int v) { oc_ = v; return *this; }
+  ConvTester& input(int h, int w) { ih_ = h; iw_ = w; return *this; }
+  ConvTester& kernel(int k) { kh_ = kw_ = k; return *this; }
+  ConvTester& kernel(int h, int w) { kh_ = h; kw_ = w; return *this; }
+  ConvTester& stride(int s) { sh_ = sw_ = s; return *this; }
+  ConvTester& stride(int h, int w) { sh_ = h; sw_ = w; return *this; }
+  ConvTester& dilation(int d) { dh_ = dw_ = d; return *this; }
+  ConvTester& dilation(int h, int w) { dh_ = h; dw_ = w; return *this; }
+  ConvTester& pad(int p) { pt_ = pl_ = pb_ = pr_ = p; return *this; }
+  ConvTester& pad(int top, int left, int bottom, int right) { pt_ = top; pl_ = left; pb_ = bottom; pr_ = right; return *this; }
+  ConvTester& pad_value(float v) { pad_value_ = v; return *this; }
+  ConvTester& bias(bool b) { bias_ = b; return *this; }
+  ConvTester& act(const std::string& a) { act_ = Activation::parse(a); return *this; }
+  ConvTester& isa(Isa i) { isa_ = i; return *this; }
+  // 0 = the elempack a network would use for that channel count.
+  ConvTester& elempack(int in, int out) { in_pack_ = in; out_pack_ = out; return *this; }
+  ConvTester& threads(int n) { threads_ = n; return *this; }
+  ConvTester& seed(uint32_t s) { seed_ = s; return *this; }
+
+  ConvParams params() const {
+    ConvParams p;
+    p.ic = ic_;
+    p.oc = oc_;
+    p.kh = kh_;
+    p.kw = kw_;
+    p.sh = sh_;
+    p.sw = sw_;
+    p.dh = dh_;
+    p.dw = dw_;
+    p.pad_top = pt_;
+    p.pad_left = pl_;
+    p.pad_bottom = pb_;
+    p.pad_right = pr_;
+    p.pad_value = pad_value_;
+    p.bias = bias_;
+    p.act = act_;
+    return p;
+  }
+
+  std::string label() const {
+    return params().to_string() + " in " + std::to_string(ih_) + "x" + std::to_string(iw_) + " isa " +
+           isa_name(isa_) + " elempack " + std::to_string(in_pack_) + "->" + std::to_string(out_pack_) +
+           " threads " + std::to_string(threads_);
+  }
+
+  // Runs `impl` (built by make(params, weights, bias, in_pack, out_pack)) and compares.
+  template <typename Make>
+  std::vector<float> test_impl(Make make) const {
+    SCOPED_TRACE(label());
+    const ConvParams p = params();
+    int oh = 0, ow = 0;
+    p.output_size(ih_, iw_, oh, ow);
+    const std::vector<float> src = random_vector(static_cast<size_t>(ic_) * ih_ * iw_, seed_);
+    const std::vector<float> weights = random_vector(static_cast<size_t>(oc_) * ic_ * kh_ * kw_, seed_ + 1);
+    const std::vector<float> bias = random_vector(oc_, seed_ + 2);
+
+    ConvDesc d;
+    d.mb = 1;
+    d.ic = ic_;
+    d.ih = ih_;
+    d.iw = iw_;
+    d.oc = oc_;
+    d.oh = oh;
+    d.ow = ow;
+    d.kh = kh_;
+    d.kw = kw_;
+    d.sh = sh_;
+    d.sw = sw_;
+    d.dilation_h = dh_;
+    d.dilation_w = dw_;
+    const ConvPads pads = p.pads_for(ih_, iw_);
+    d.pad_top = pads.top;
+    d.pad_left = pads.left;
+    d.pad_bottom = pads.bottom;
+    d.pad_right = pads.right;
+    std::vector<float> expected(static_cast<size_t>(oc_) * oh * ow);
+    reference_conv2d(d, src.data(), weights.data(), bias_ ? bias.data() : nullptr, expected.data(), act_, pad_value_);
+
+    const int in_pack = in_pack_ ? in_pack_ : preferred_elempack(isa_, ic_);
+    const int out_pack = out_pack_ ? out_pack_ : preferred_elempack(isa_, oc_);
+    std::unique_ptr<ConvImpl> impl = make(p, weights.data(), bias_ ? bias.data() : nullptr, in_pack, out_pack);
+    Option opt;
+    opt.num_threads = threads_;
+    Mat plain(iw_, ih_, ic_);
+    for (int c = 0; c < ic_; c++)
+      std::copy(src.begin() + static_cast<long>(c) * ih_ * iw_, src.begin() + static_cast<long>(c + 1) * ih_ * iw_,
+                static_cast<float*>(plain.channel(c).data));
+    Mat packed;
+    convert_packing(plain, packed, in_pack, opt);
+    EXPECT_EQ(packed.elempack, in_pack);
+    Mat top;
+    impl->forward(packed, top, opt);
+    EXPECT_EQ(top.elempack, out_pack);
+    Mat out;
+    convert_packing(top, out, 1, opt);
+    EXPECT_EQ(out.w, ow);
+    EXPECT_EQ(out.h, oh);
+    EXPECT_EQ(out.c, oc_);
+    std::vector<float> got(expected.size());
+    for (int c = 0; c < oc_; c++)
+      std::copy(static_cast<const float*>(out.channel(c).data),
+                static_cast<const float*>(out.channel(c).data) + static_cast<long>(oh) * ow,
+                got.begin() + static_cast<long>(c) * oh * ow);
+    const ErrorStats s = compare(got.data(), expected.data(), got.size());
+    const double k = static_cast<double>(ic_) * kh_ * kw_;
+    const double tol = 2e-7 * std::sqrt(k) + 1e-6;
+    EXPECT_FALSE(s.has_nan);
+    EXPECT_LE(s.max_rel(), tol) << "max abs error " << s.max_abs << " at " << s.worst_index << " (got "
+                                << got[s.worst_index] << ", expected " << expected[s.worst_index] << ")";
+    return got;
+  }
+
+  std::vector<float> test_direct() const {
+    const Isa isa = isa_;
+    return test_impl([isa](const ConvParams& p, const float* w, const float* b, int in_pack, int out_pack) {
+      return std::unique_ptr<ConvImpl>(new ConvDirect(p, w, b, isa, in_pack, out_pack));
+    });
+  }
+
+ private:
+  int ic_ = 16, oc_ = 16;
+  int ih_ = 9, iw_ = 9;
+  int kh_ = 3, kw_ = 3;
+  int sh_ = 1, sw_ = 1;
+  int dh_ = 1, dw_ = 1;
+  int pt_ = 0, pl_ = 0, pb_ = 0, pr_ = 0;
+  float pad_value_ = 0.f;
+  bool bias_ = true;
+  Activation act_;
+  Isa isa_ = Isa::avx512;
+  int in_pack_ = 0, out_pack_ = 0;
+  int threads_ = 1;
+  uint32_t seed_ = 7;
+};
+
+// The JIT ISAs this machine has (AVX-512 and AVX2 where present).
+inline std::vector<Isa> jit_isas() {
+  std::vector<Isa> isas;
+  for (Isa isa : available_isas())
+    if (isa != Isa::scalar) isas.push_back(isa);
+  return isas;
+}
+
+}  // namespace test
+}  // namespace jitconv
