@@ -71,18 +71,13 @@ void bm_onednn(benchmark::State& state, const ConvDesc& desc) {
   std::unique_ptr<OnednnConv> best;
   double best_seconds = 0;
   std::string reasons;
-  for (OnednnVariant variant : {OnednnVariant::direct_any, OnednnVariant::auto_blocked}) {
-    try {
-      std::unique_ptr<OnednnConv> runner(new OnednnConv(problem, data.weights.data(), data.bias.data(),
-                                                        bench_threads(), variant, current_isa()));
-      runner->set_input(data.src.data());
-      const double seconds = seconds_per_run(*runner);
-      if (!best || seconds < best_seconds) {
-        best = std::move(runner);
-        best_seconds = seconds;
-      }
-    } catch (const NotApplicable& e) {
-      reasons += std::string(onednn_variant_name(variant)) + ": " + e.what() + "; ";
+  for (auto& runner : make_onednn_variants(problem, data.weights.data(), data.bias.data(), bench_threads(),
+                                           current_isa(), &reasons)) {
+    runner->set_input(data.src.data());
+    const double seconds = seconds_per_run(*runner);
+    if (!best || seconds < best_seconds) {
+      best = std::move(runner);
+      best_seconds = seconds;
     }
   }
   if (!best) {

@@ -197,4 +197,20 @@ void OnednnConv::get_output(float* dst_nchw) const {
   impl_->reorder(impl_->dst, memory(impl_->user_dst_md, impl_->engine, dst_nchw));
 }
 
+std::vector<std::unique_ptr<OnednnConv>> make_onednn_variants(const ConvProblem& problem, const float* weights,
+                                                              const float* bias, int num_threads, Isa isa,
+                                                              std::string* why_not) {
+  std::vector<std::unique_ptr<OnednnConv>> variants;
+  std::string reasons;
+  for (OnednnVariant variant : {OnednnVariant::direct_any, OnednnVariant::auto_blocked}) {
+    try {
+      variants.emplace_back(new OnednnConv(problem, weights, bias, num_threads, variant, isa));
+    } catch (const NotApplicable& e) {
+      reasons += str_cat(reasons.empty() ? "" : "; ", "oneDNN ", onednn_variant_name(variant), ": ", e.what());
+    }
+  }
+  if (why_not) *why_not = reasons;
+  return variants;
+}
+
 }  // namespace jitconv

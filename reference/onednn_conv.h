@@ -7,6 +7,7 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "runtime/conv_runner.h"
 #include "runtime/cpu.h"
@@ -55,5 +56,11 @@ class OnednnConv final : public ConvRunner {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// Both variants, each where it applies; `why_not` (optional) collects the NotApplicable
+// reasons of the others.
+std::vector<std::unique_ptr<OnednnConv>> make_onednn_variants(const ConvProblem& problem, const float* weights,
+                                                              const float* bias, int num_threads, Isa isa,
+                                                              std::string* why_not);
 
 }  // namespace jitconv

@@ -64,10 +64,10 @@ void judge(Outcome& o, const std::vector<float>& got, const std::vector<float>& 
   o.worst.max_rel = std::max(o.worst.max_rel, e.max_rel);
   if (e.nan_mismatch || !(e.max_rel <= tolerance)) {
     o.status = "FAIL";
-    char text[160];
-    std::snprintf(text, sizeof(text), "%s vs %s: max rel %.3g > %.3g%s", o.note.empty() ? "" : ";",
-                  against.c_str(), e.max_rel, tolerance, e.nan_mismatch ? " (NaN mismatch)" : "");
-    o.note += text;
+    char text[64];
+    std::snprintf(text, sizeof(text), ": max rel %.3g > %.3g%s", e.max_rel, tolerance,
+                  e.nan_mismatch ? " (NaN mismatch)" : "");
+    o.note += (o.note.empty() ? "vs " : "; vs ") + against + text;
   }
 }
 

@@ -111,26 +111,18 @@ bool have_onednn() {
 std::vector<std::unique_ptr<ConvRunner>> make_onednn_runners(const ConvProblem& problem, Isa isa, int threads,
                                                              const ConvData& data, std::string* why_none) {
   std::vector<std::unique_ptr<ConvRunner>> runners;
-  std::string reasons;
 #ifdef JITCONV_WITH_ONEDNN
-  for (OnednnVariant variant : {OnednnVariant::direct_any, OnednnVariant::auto_blocked}) {
-    try {
-      std::unique_ptr<ConvRunner> runner(
-          new OnednnConv(problem, data.weights.data(), data.bias.data(), threads, variant, isa));
-      runner->set_input(data.src.data());
-      runners.push_back(std::move(runner));
-    } catch (const NotApplicable& e) {
-      reasons += std::string(reasons.empty() ? "" : "; ") + "oneDNN " + onednn_variant_name(variant) + ": " + e.what();
-    }
+  for (auto& variant : make_onednn_variants(problem, data.weights.data(), data.bias.data(), threads, isa, why_none)) {
+    variant->set_input(data.src.data());
+    runners.push_back(std::move(variant));
   }
 #else
   (void)problem;
   (void)isa;
   (void)threads;
   (void)data;
-  reasons = "not built with oneDNN";
+  if (why_none) *why_none = "not built with oneDNN";
 #endif
-  if (why_none) *why_none = reasons;
   return runners;
 }
 
