@@ -119,7 +119,7 @@ OnednnConv::OnednnConv(const ConvProblem& problem, const float* weights, const f
   s.variant = variant;
   s.num_threads = num_threads < 1 ? 1 : num_threads;
   if (problem.pad_value != 0.f)
-    throw NotApplicable(str_cat("oneDNN pads with zeros, the problem with ", problem.pad_value));
+    throw NotApplicable(str_cat("oneDNN pads with zeros, this problem with ", problem.pad_value));
   if (!isa_supported(isa)) fail("ISA ", isa_name(isa), " is not supported by this CPU");
   if (variant == OnednnVariant::auto_blocked && isa == Isa::scalar)
     throw NotApplicable("auto_blocked needs avx2 or avx512 blocking");

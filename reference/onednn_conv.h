@@ -27,9 +27,10 @@ const char* onednn_variant_name(OnednnVariant variant);
 std::string onednn_version();
 
 // Caps the ISA oneDNN generates code for (dnnl::set_max_cpu_isa): avx2 -> avx2,
-// scalar -> sse41, avx512 -> no cap. oneDNN accepts a cap only before it generates its
-// first kernel (and ONEDNN_MAX_CPU_ISA overrides it), so call this right after parsing
-// the command line. A cap that can no longer take effect throws jitconv::Error.
+// scalar -> sse41, avx512 -> no cap. oneDNN fixes its ISA when it generates its first
+// kernel and ignores later caps, so call this right after parsing the command line,
+// before any OnednnConv exists. A cap that can no longer take effect throws
+// jitconv::Error (unless oneDNN already runs at or below it, e.g. ONEDNN_MAX_CPU_ISA).
 void onednn_cap_isa(Isa isa);
 
 class OnednnConv final : public ConvRunner {
