@@ -44,6 +44,7 @@ void resolve_axis(const char* axis, long& i, long& k, long& o, long s, long& p, 
     if (o <= 0) fail("o", axis, ": output size ", o, " is not positive (i", axis, i, " k", axis, k, " d", axis, d, ")");
   } else if (p < 0) {
     p = trivial_pad(o, i, k, s, d);
+    if (p < 0) fail("o", axis, " ", o, ": implies negative padding p", axis, " ", p, " (i", axis, i, " k", axis, k, ")");
   }
 }
 

@@ -125,8 +125,8 @@ float float16_to_float32_scalar(uint16_t value) {
   const uint32_t exponent = (value >> 10) & 0x1fu;
   uint32_t mantissa = value & 0x3ffu;
   uint32_t bits;
-  if (exponent == 0x1f) {
-    bits = sign | 0x7f800000u | (mantissa << 13);
+  if (exponent == 0x1f) {  // Inf, or NaN made quiet as F16C's vcvtph2ps does
+    bits = sign | 0x7f800000u | (mantissa ? 0x400000u | (mantissa << 13) : 0u);
   } else if (exponent != 0) {
     bits = sign | ((exponent + 112u) << 23) | (mantissa << 13);
   } else if (mantissa == 0) {
