@@ -163,7 +163,8 @@ class Reshape final : public Layer {
   }
 
  private:
-  bool used(int i) const { return i < ndim_; }
+  // Whether extent i (w, h, d, c) belongs to the output's dims: 3-D has no d.
+  bool used(int i) const { return i == 2 ? ndim_ == 4 : i == 3 ? ndim_ >= 3 : i < ndim_; }
 
   Mat create_output(int w, int h, int d, int c, size_t elemsize, Allocator* allocator) const {
     Mat m;
