@@ -38,6 +38,13 @@ TEST(DataConcat, EveryAxisMatchesReference) {
   }
 }
 
+TEST(DataConcat, LargeBlobsSplitAcrossThreads) {
+  // Big enough (over 64 KiB a copy) that the copies run on several threads.
+  LayerTester("Concat").param(0, 0).threads(4).input(random_mat(40, 33, 24, 60u)).input(random_mat(40, 33, 13, 61u)).tolerance(0.f).test();
+  LayerTester("Slice").param(0, std::vector<int>{13, -233}).outputs(2).threads(4).input(random_mat(40, 33, 37, 62u)).tolerance(0.f).test();
+  LayerTester("ShuffleChannel").param(0, 2).threads(4).input(random_mat(40, 33, 48, 63u)).tolerance(0.f).test();
+}
+
 TEST(DataConcat, SingleInputPassesThrough) {
   LayerTester("Concat").param(0, 0).input(random_mat(5, 4, 24)).tolerance(0.f).test();
 }
