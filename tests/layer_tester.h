@@ -56,6 +56,9 @@ class LayerTester {
   // a value that does not divide an input's channel count falls back to 1 for that input).
   LayerTester& elempacks(std::vector<int> packs) { elempacks_ = std::move(packs); return *this; }
   LayerTester& threads(int n) { threads_ = n; return *this; }
+  // Number of top blobs the layer is built with (layer.tops) and asked for (the output
+  // vector's size) in multi-blob forward; 0 (default) leaves both empty.
+  LayerTester& outputs(int n) { outputs_ = n; return *this; }
 
   void test() const {
     const std::vector<Mat> expected = run_layer(*make_reference(), inputs_, 1);
@@ -97,6 +100,7 @@ class LayerTester {
     Option opt;
     opt.num_threads = threads;
     layer.name = type_ + "_under_test";
+    for (int i = 0; i < outputs_; i++) layer.tops.push_back(i);
     layer.load_param(pd_);
     std::vector<Mat> weight_copies;
     for (const Mat& w : weights_) weight_copies.push_back(w.clone());
@@ -113,6 +117,7 @@ class LayerTester {
       outputs.resize(1);
       layer.forward(inputs.at(0), outputs[0], opt);
     } else {
+      outputs.resize(outputs_);
       layer.forward(inputs, outputs, opt);
     }
     layer.destroy_pipeline(opt);
@@ -145,6 +150,7 @@ class LayerTester {
   float tolerance_ = 1e-5f;
   std::vector<int> elempacks_ = {1, 4, 8, 16};
   int threads_ = 2;
+  int outputs_ = 0;
 };
 
 }  // namespace test

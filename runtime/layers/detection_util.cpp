@@ -1,0 +1,85 @@
+#include "runtime/layers/detection_util.h"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+namespace jitconv {
+namespace layers {
+
+namespace {
+
+float intersection_area(const DetectionBox& a, const DetectionBox& b) {
+  if (a.xmin > b.xmax || a.xmax < b.xmin || a.ymin > b.ymax || a.ymax < b.ymin) return 0.f;
+  const float inter_w = std::min(a.xmax, b.xmax) - std::max(a.xmin, b.xmin);
+  const float inter_h = std::min(a.ymax, b.ymax) - std::max(a.ymin, b.ymin);
+  return inter_w * inter_h;
+}
+
+}  // namespace
+
+void sort_by_score(std::vector<DetectionBox>& boxes) {
+  std::stable_sort(boxes.begin(), boxes.end(),
+                   [](const DetectionBox& a, const DetectionBox& b) { return a.score > b.score; });
+}
+
+void keep_best(std::vector<DetectionBox>& boxes, size_t count) {
+  if (count >= boxes.size()) {
+    sort_by_score(boxes);
+    return;
+  }
+  std::vector<size_t> order(boxes.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  const auto before = [&](size_t a, size_t b) {
+    return boxes[a].score > boxes[b].score || (boxes[a].score == boxes[b].score && a < b);
+  };
+  std::partial_sort(order.begin(), order.begin() + count, order.end(), before);
+  std::vector<DetectionBox> best(count);
+  for (size_t i = 0; i < count; i++) best[i] = boxes[order[i]];
+  boxes.swap(best);
+}
+
+std::vector<DetectionBox> suppress(const std::vector<DetectionBox>& sorted, float threshold, OverlapTest test) {
+  std::vector<DetectionBox> kept;
+  for (const DetectionBox& box : sorted) {
+    bool keep = true;
+    for (const DetectionBox& other : kept) {
+      const float inter = intersection_area(box, other);
+      const float uni = box.area + other.area - inter;
+      if (test == OverlapTest::ratio ? inter / uni > threshold : inter > threshold * uni) {
+        keep = false;
+        break;
+      }
+    }
+    if (keep) kept.push_back(box);
+  }
+  return kept;
+}
+
+Mat detection_rows(const std::vector<DetectionBox>& boxes, int label_offset, Allocator* allocator) {
+  if (boxes.empty()) return Mat();
+  Mat rows(6, static_cast<int>(boxes.size()), 4u, 1, allocator);
+  for (size_t i = 0; i < boxes.size(); i++) {
+    float* row = rows.row(static_cast<int>(i));
+    const DetectionBox& b = boxes[i];
+    row[0] = static_cast<float>(b.label + label_offset);
+    row[1] = b.score;
+    row[2] = b.xmin;
+    row[3] = b.ymin;
+    row[4] = b.xmax;
+    row[5] = b.ymax;
+  }
+  return rows;
+}
+
+const float* dense_scalars(const Mat& m, std::vector<float>& storage) {
+  const size_t plane = m.dims >= 3 ? static_cast<size_t>(m.w) * m.h * m.d : static_cast<size_t>(m.w) * m.h;
+  if (m.dims <= 2 || m.c == 1 || m.cstep == plane) return static_cast<const float*>(m.data);
+  storage.resize(plane * m.c);
+  for (int q = 0; q < m.c; q++)
+    memcpy(storage.data() + plane * q, static_cast<const float*>(m.data) + m.cstep * q, plane * sizeof(float));
+  return storage.data();
+}
+
+}  // namespace layers
+}  // namespace jitconv

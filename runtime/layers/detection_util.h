@@ -1,0 +1,43 @@
+// Pieces shared by the detection heads (DetectionOutput, YoloDetectionOutput,
+// Yolov3DetectionOutput): candidate boxes, a deterministic sort, greedy NMS and ncnn's
+// [label, score, xmin, ymin, xmax, ymax] result rows.
+#pragma once
+#include <cstddef>
+#include <vector>
+
+#include "runtime/mat.h"
+
+namespace jitconv {
+namespace layers {
+
+struct DetectionBox {
+  float score;
+  float xmin, ymin, xmax, ymax;
+  float area;  // how each head measures it, see nms()
+  int label;
+};
+
+// Descending score; equal scores keep their order, so results never depend on the sort.
+void sort_by_score(std::vector<DetectionBox>& boxes);
+// Keeps the first `count` boxes of what sort_by_score would give, sorting only those.
+void keep_best(std::vector<DetectionBox>& boxes, size_t count);
+
+// How a box counts as overlapping a kept one: ncnn's SSD and YOLOv2 heads test
+// inter / union > threshold, its YOLOv3 head inter > threshold * union (equal but for
+// rounding, and for union 0, where the first never suppresses and the second may).
+enum class OverlapTest { ratio, product };
+
+// Greedy non-maximum suppression over boxes sorted by score: a box survives unless it
+// overlaps an earlier survivor. Returns the survivors in order.
+std::vector<DetectionBox> suppress(const std::vector<DetectionBox>& sorted, float threshold, OverlapTest test);
+
+// num x 6 rows [label + label_offset, score, xmin, ymin, xmax, ymax]; an empty Mat when
+// there is nothing to report (as ncnn).
+Mat detection_rows(const std::vector<DetectionBox>& boxes, int label_offset, Allocator* allocator);
+
+// An fp32 elempack-1 blob's scalars in (c, d, h, w) order without channel padding: the
+// blob itself when it is already dense, else a copy into `storage`.
+const float* dense_scalars(const Mat& m, std::vector<float>& storage);
+
+}  // namespace layers
+}  // namespace jitconv
