@@ -20,15 +20,83 @@ std::string ConvDirectConf::name() const {
   return os.str();
 }
 
-int conv_direct_ur_oc(Isa isa, int oc) {
+namespace {
+
+// Throughput model of one reduction step (one input lane of one kernel tap) of a register
+// block: ur_oc chunks x width pixels. Figures for Golden Cove / Zen 4 class cores: two
+// FMA pipes, two 512-bit (three 256-bit) loads and ~5 sustained uops per cycle, 4-cycle
+// FMA latency (each accumulator gets one FMA per step). When the group's weights do not
+// stay in L1 every weight vector streams from L2, at about one 64-byte line per 2 cycles.
+double step_cycles(Isa isa, int ur_oc, int width, bool explicit_bcast, bool weights_in_l1) {
+  const double fmas = static_cast<double>(ur_oc) * width;
+  const double loads = ur_oc + (explicit_bcast ? width : fmas);
+  const double uops = fmas + ur_oc + (explicit_bcast ? width : 0);
+  const double load_ports = isa == Isa::avx512 ? 2.0 : 3.0;
+  double cycles = std::max({fmas / 2.0, loads / load_ports, uops / 5.0, 4.0});
+  if (!weights_in_l1) cycles = std::max(cycles, 2.0 * ur_oc * (isa == Isa::avx512 ? 1.0 : 0.5));
+  return cycles + 0.25;  // loop and addressing overhead
+}
+
+struct Blocking {
+  int ur_w = 1;
+  bool explicit_bcast = true;
+  double cycles = 0;  // per output row, per reduction step, summed over the groups given
+};
+
+int max_ur_w(Isa isa, int ur_oc, bool explicit_bcast, const Activation& act) {
+  const int regs = isa == Isa::avx512 ? 32 : 16;
+  const int reserved = std::max({ur_oc + (explicit_bcast ? 1 : 0), ActivationEmitter::temps_needed(isa, act), 1});
+  return std::min(28, (regs - reserved) / ur_oc);
+}
+
+// Best ur_w / broadcast form for a group of ur_oc chunks over a row of `ow` pixels.
+Blocking best_row_blocking(Isa isa, int ur_oc, const ConvDirectProblem& p, int ow) {
   const int vlen = isa_lanes(isa);
-  const int chunks = (oc + vlen - 1) / vlen;
-  const int max_ur = isa == Isa::avx512 ? 4 : 2;
-  if (chunks <= max_ur) return chunks;
-  // Prefer a group size that divides the chunks so no tail kernel is needed.
-  for (int ur = max_ur; ur >= max_ur - 1 && ur >= 2; ur--)
-    if (chunks % ur == 0) return ur;
-  return max_ur;
+  const long group_weight_bytes = static_cast<long>(p.ic) * p.kh * p.kw * ur_oc * vlen * 4;
+  const bool in_l1 = group_weight_bytes <= 32 * 1024;
+  Blocking best;
+  best.cycles = 1e30;
+  for (bool explicit_bcast : {true, false}) {
+    if (!explicit_bcast && isa != Isa::avx512) continue;
+    if (explicit_bcast && isa == Isa::avx512 && ur_oc == 1) continue;  // a broadcast per single FMA gains nothing
+    const int widest = max_ur_w(isa, ur_oc, explicit_bcast, p.act);
+    if (widest < 1) continue;
+    const int blocks = (ow + widest - 1) / widest;
+    const int ur_w = (ow + blocks - 1) / blocks;
+    double cycles = 0;
+    for (int ow0 = 0; ow0 < ow; ow0 += ur_w)
+      cycles += step_cycles(isa, ur_oc, std::min(ur_w, ow - ow0), explicit_bcast, in_l1);
+    if (cycles < best.cycles - 1e-9) {
+      best.cycles = cycles;
+      best.ur_w = ur_w;
+      best.explicit_bcast = explicit_bcast;
+    }
+  }
+  return best;
+}
+
+constexpr int kTypicalWidth = 56;
+
+}  // namespace
+
+int conv_direct_ur_oc(Isa isa, const ConvDirectProblem& p) {
+  const int vlen = isa_lanes(isa);
+  const int chunks = (p.oc + vlen - 1) / vlen;
+  const int max_ur = isa == Isa::avx512 ? 6 : 3;
+  const int ow = p.ow > 0 ? p.ow : kTypicalWidth;
+  int best_ur = 1;
+  double best_cycles = 1e30;
+  for (int ur = 1; ur <= std::min(max_ur, chunks); ur++) {
+    const int full = chunks / ur, rest = chunks % ur;
+    double cycles = full * best_row_blocking(isa, ur, p, ow).cycles;
+    if (rest) cycles += best_row_blocking(isa, rest, p, ow).cycles;
+    // Prefer bigger groups on near ties: each group re-reads the input rows.
+    if (cycles < best_cycles * 0.985) {
+      best_cycles = cycles;
+      best_ur = ur;
+    }
+  }
+  return best_ur;
 }
 
 ConvDirectConf init_conv_direct_conf(Isa isa, const ConvDirectProblem& p, int chunks_in_group,
@@ -54,18 +122,9 @@ ConvDirectConf init_conv_direct_conf(Isa isa, const ConvDirectProblem& p, int ch
   c.last_chunk_lanes = lanes_in_last_chunk;
   c.bias = p.bias;
   c.act = p.act;
-
-  // Accumulators fill the register file beside the ur_oc weight vectors and the broadcast
-  // register; the epilogue reuses those as scratch, so they must also cover what the
-  // activation needs.
-  c.explicit_bcast = isa != Isa::avx512 || c.ur_oc > 1;
-  const int regs = isa == Isa::avx512 ? 32 : 16;
-  const int reserved = std::max({c.ur_oc + (c.explicit_bcast ? 1 : 0), ActivationEmitter::temps_needed(isa, c.act), 1});
-  int max_ur_w = (regs - reserved) / c.ur_oc;
-  max_ur_w = std::min(max_ur_w, 28);
-  // Spread ow over blocks of equal size so the tail block wastes little.
-  const int blocks = (p.ow + max_ur_w - 1) / max_ur_w;
-  c.ur_w = std::max(1, (p.ow + blocks - 1) / blocks);
+  const Blocking b = best_row_blocking(isa, c.ur_oc, p, p.ow);
+  c.ur_w = b.ur_w;
+  c.explicit_bcast = b.explicit_bcast;
   return c;
 }
 

@@ -47,10 +47,6 @@ struct ConvDirectConf {
   std::string name() const;
 };
 
-// Output-channel chunks held in registers at once, for an ISA and oc (depends on nothing
-// else, so weights can be laid out before the input shape is known).
-int conv_direct_ur_oc(Isa isa, int oc);
-
 struct ConvDirectProblem {
   int ic = 0, iw = 0;
   int oc = 0, ow = 0;
@@ -60,8 +56,13 @@ struct ConvDirectProblem {
   Activation act;
 };
 
-// The main kernel's configuration (chunk groups of ur_oc) and, through `chunks_in_group`
-// and `lanes_in_last_chunk`, the tail group's.
+// Output-channel chunks held in registers at once. It fixes the weight layout, so it is
+// chosen at create_pipeline: for the output width when known (ow > 0), else for a
+// typical one.
+int conv_direct_ur_oc(Isa isa, const ConvDirectProblem& p);
+
+// The kernel configuration for a group of `chunks_in_group` chunks whose last chunk has
+// `lanes_in_last_chunk` valid lanes; ur_w and the broadcast form are chosen for p.ow.
 ConvDirectConf init_conv_direct_conf(Isa isa, const ConvDirectProblem& p, int chunks_in_group,
                                      int lanes_in_last_chunk);
 

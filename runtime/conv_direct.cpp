@@ -11,13 +11,20 @@
 namespace jitconv {
 
 ConvDirect::ConvDirect(const ConvParams& params, const float* weights, const float* bias, Isa isa, int in_pack,
-                       int out_pack)
+                       int out_pack, const Tuning& tuning)
     : params_(params), isa_(isa), vlen_(isa_lanes(isa)), in_pack_(in_pack), out_pack_(out_pack) {
   if (isa == Isa::scalar) fail("direct JIT convolution needs AVX2 or AVX-512");
   if (params.ic % in_pack != 0) fail("ic ", params.ic, " is not divisible by input elempack ", in_pack);
   if (params.oc % out_pack != 0) fail("oc ", params.oc, " is not divisible by output elempack ", out_pack);
   if (out_pack > vlen_) fail("output elempack ", out_pack, " exceeds the ", isa_name(isa), " vector");
-  ur_oc_ = conv_direct_ur_oc(isa, params.oc);
+  ConvDirectProblem shape;
+  shape.ic = params.ic;
+  shape.oc = params.oc;
+  shape.ow = tuning.expected_ow;
+  shape.kh = params.kh;
+  shape.kw = params.kw;
+  shape.act = params.act;
+  ur_oc_ = tuning.ur_oc > 0 ? tuning.ur_oc : conv_direct_ur_oc(isa, shape);
   chunks_ = (params.oc + vlen_ - 1) / vlen_;
   groups_ = (chunks_ + ur_oc_ - 1) / ur_oc_;
   const int ic = params.ic, kh = params.kh, kw = params.kw;
@@ -84,8 +91,9 @@ const ConvDirect::Kernels& ConvDirect::kernels_for(int ih, int iw, const ConvPad
   };
   if (groups_ > 1) k.main = make(k.main_conf);
   k.last = make(k.last_conf);
-  if (k.main) kernel_names_.push_back(k.main->name());
-  kernel_names_.push_back(k.last->name());
+  for (const JitKernelPtr& kernel : {k.main, k.last})
+    if (kernel && std::find(kernel_names_.begin(), kernel_names_.end(), kernel->name()) == kernel_names_.end())
+      kernel_names_.push_back(kernel->name());
   return kernels_.emplace(key, k).first->second;
 }
 

@@ -19,7 +19,12 @@ class ConvDirect final : public ConvImpl {
  public:
   // weights: oc x ic x kh x kw; bias: oc values or null. in_pack/out_pack: the layouts of
   // input and output blobs (out_pack <= the ISA's vector width).
-  ConvDirect(const ConvParams& params, const float* weights, const float* bias, Isa isa, int in_pack, int out_pack);
+  struct Tuning {
+    int expected_ow = 0;  // output width when known at create_pipeline (tunes the weight layout)
+    int ur_oc = 0;        // force the chunk-group size (tests); 0 = cost model
+  };
+  ConvDirect(const ConvParams& params, const float* weights, const float* bias, Isa isa, int in_pack, int out_pack,
+             const Tuning& tuning);
 
   int in_elempack() const override { return in_pack_; }
   int out_elempack() const override { return out_pack_; }

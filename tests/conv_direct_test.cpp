@@ -108,3 +108,15 @@ TEST(ConvDirect, HeadlineShapesSmallBatch) {
     ConvTester().isa(isa).ic(256).oc(64).input(6, 6).kernel(1).test_direct();
   }
 }
+
+TEST(ConvDirect, EveryChunkGroupSize) {
+  // The weight layout and register block follow ur_oc; force each size the model may pick,
+  // with oc tails so that the last group is partial.
+  for (Isa isa : jit_isas()) {
+    const int max_ur = isa == Isa::avx512 ? 6 : 3;
+    for (int ur = 1; ur <= max_ur; ur++)
+      for (int oc : {isa_lanes(isa) * ur, isa_lanes(isa) * ur * 2 + 4, 7 * isa_lanes(isa) - 8})
+        for (int width : {5, 19, 40})
+          ConvTester().isa(isa).ic(12).oc(oc).input(4, width).kernel(3).pad(1).act("mish").test_direct(ur);
+  }
+}

@@ -96,7 +96,11 @@ void Convolution::create_pipeline(const Option& opt) {
   if (algo.empty()) algo = isa_ == Isa::scalar ? "scalar" : "direct";
   if (algo == "direct") {
     if (isa_ == Isa::scalar) fail("Convolution ", name, ": the direct path needs AVX2 or AVX-512");
-    impl_ = std::make_unique<ConvDirect>(p, weight_data, bias, isa_, in_pack, out_pack);
+    int expected_oh = 0, expected_ow = 0;
+    if (hint_w > 0 && hint_h > 0) p.output_size(hint_h, hint_w, expected_oh, expected_ow);
+    ConvDirect::Tuning tuning;
+    tuning.expected_ow = expected_ow;
+    impl_ = std::make_unique<ConvDirect>(p, weight_data, bias, isa_, in_pack, out_pack, tuning);
   } else if (algo == "scalar") {
     impl_ = std::make_unique<ConvScalar>(p, weight_data, bias);
   } else {
