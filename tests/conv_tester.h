@@ -15,6 +15,7 @@
 
 #include "reference/conv_ref.h"
 #include "runtime/conv_direct.h"
+#include "runtime/conv_gemm.h"
 #include "runtime/conv_impl.h"
 #include "runtime/packing.h"
 #include "tests/test_util.h"
@@ -148,6 +149,14 @@ class ConvTester {
     tuning.ur_oc = ur_oc;
     return test_impl([isa, tuning](const ConvParams& p, const float* w, const float* b, int in_pack, int out_pack) {
       return std::unique_ptr<ConvImpl>(new ConvDirect(p, w, b, isa, in_pack, out_pack, tuning));
+    });
+  }
+
+  // form: "" (pointwise / subsample / im2col as the problem implies) or "brgemm".
+  std::vector<float> test_gemm(const std::string& form = std::string()) const {
+    const Isa isa = isa_;
+    return test_impl([isa, form](const ConvParams& p, const float* w, const float* b, int in_pack, int out_pack) {
+      return std::unique_ptr<ConvImpl>(new ConvGemm(p, w, b, isa, in_pack, out_pack, form));
     });
   }
 

@@ -1,6 +1,7 @@
 #include "runtime/layers/convolution.h"
 
 #include "runtime/conv_direct.h"
+#include "runtime/conv_gemm.h"
 #include "runtime/conv_scalar.h"
 #include "runtime/error.h"
 #include "runtime/packing.h"
@@ -101,6 +102,9 @@ void Convolution::create_pipeline(const Option& opt) {
     ConvDirect::Tuning tuning;
     tuning.expected_ow = expected_ow;
     impl_ = std::make_unique<ConvDirect>(p, weight_data, bias, isa_, in_pack, out_pack, tuning);
+  } else if (algo == "gemm" || algo == "brgemm" || algo == "im2col") {
+    if (isa_ == Isa::scalar) fail("Convolution ", name, ": the GEMM path needs AVX2 or AVX-512");
+    impl_ = std::make_unique<ConvGemm>(p, weight_data, bias, isa_, in_pack, out_pack, algo == "gemm" ? "" : algo);
   } else if (algo == "scalar") {
     impl_ = std::make_unique<ConvScalar>(p, weight_data, bias);
   } else {

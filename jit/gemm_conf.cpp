@@ -1,0 +1,49 @@
+#include "jit/gemm_conf.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "jit/activation_emitter.h"
+
+namespace jitconv {
+
+std::string GemmConf::name() const {
+  std::ostringstream os;
+  os << "gemm_" << isa_name(isa) << "_m" << ur_oc << "x" << vlen << "_n" << nr;
+  if (n_tail) os << "t" << n_tail;
+  os << "_kp" << k_pack << "_bs" << b_pixel_stride << "_o" << out_pack;
+  if (last_chunk_lanes != vlen) os << "_lanes" << last_chunk_lanes;
+  if (!explicit_bcast) os << "_eb";
+  if (batch_reduce) os << "_br";
+  if (bias) os << "_bias";
+  if (residual) os << "_res";
+  if (act.type != ActivationType::none) os << "_" << act.name();
+  return os.str();
+}
+
+int gemm_max_nr(Isa isa, int ur_oc, bool explicit_bcast, const Activation& act) {
+  const int regs = isa == Isa::avx512 ? 32 : 16;
+  // The epilogue reuses the weight/broadcast registers as scratch (residual, activation, stores).
+  const int reserved = std::max({ur_oc + (explicit_bcast ? 1 : 0), ActivationEmitter::temps_needed(isa, act), 1});
+  return std::max(1, std::min(28, (regs - reserved) / ur_oc));
+}
+
+GemmBlocking choose_gemm_blocking(Isa isa, int chunks, const Activation& act) {
+  GemmBlocking b;
+  if (isa == Isa::avx512) {
+    // 4 chunks x 6 pixels: 0.42 loads per FMA and each B value feeds 4 FMAs; narrower M
+    // trades B reuse for more pixels.
+    b.ur_oc = std::min(chunks, 4);
+    if (chunks == 5 || chunks == 10) b.ur_oc = 5;
+    if (chunks == 6 || chunks == 9) b.ur_oc = 3;
+    b.explicit_bcast = b.ur_oc > 1;
+  } else {
+    b.ur_oc = std::min(chunks, 2);
+    if (chunks % 3 == 0) b.ur_oc = 3;
+    b.explicit_bcast = true;
+  }
+  b.nr = gemm_max_nr(isa, b.ur_oc, b.explicit_bcast, act);
+  return b;
+}
+
+}  // namespace jitconv

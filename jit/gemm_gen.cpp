@@ -1,0 +1,190 @@
+#include "jit/gemm_gen.h"
+
+#include <cstddef>
+
+#include "jit/store_emitter.h"
+#include "runtime/error.h"
+
+namespace jitconv {
+
+using namespace Xbyak;
+
+GemmGenerator::GemmGenerator(const GemmConf& conf) : conf_(conf), activation_(*this, conf.isa, conf.act) {
+  const int regs = conf.isa == Isa::avx512 ? 32 : 16;
+  const bool bcast = conf.explicit_bcast || conf.isa != Isa::avx512;
+  conf_.explicit_bcast = bcast;
+  if (conf.nr * conf.ur_oc + conf.ur_oc + (bcast ? 1 : 0) > regs) fail(conf.name(), ": register block too large");
+  if (conf.n_tail >= conf.nr) fail(conf.name(), ": tail must be shorter than a block");
+  if (conf.residual && conf.out_pack != conf.vlen) fail(conf.name(), ": residual add needs out_pack == vlen");
+}
+
+Xmm GemmGenerator::vreg(int index) const {
+  return conf_.isa == Isa::avx512 ? Xmm(Zmm(index)) : Xmm(Ymm(index));
+}
+
+std::vector<int> GemmGenerator::free_vregs(int width) const {
+  std::vector<int> regs;
+  const int total = conf_.isa == Isa::avx512 ? 32 : 16;
+  for (int r = 0; r < total; r++) {
+    const bool live = r < conf_.nr * conf_.ur_oc && r % conf_.nr < width;
+    if (!live) regs.push_back(r);
+  }
+  return regs;
+}
+
+void GemmGenerator::emit_init(int width) {
+  const GemmConf& c = conf_;
+  Label l_fresh, l_done;
+  mov(reg_tmp0, ptr[reg_args + offsetof(GemmArgs, flags)]);
+  test(reg_tmp0, kGemmLoadAcc);
+  jz(l_fresh, T_NEAR);
+  mov(reg_tmp1, ptr[reg_args + offsetof(GemmArgs, acc_chunk_stride)]);
+  mov(reg_tmp2, reg_acc_block);
+  for (int oc = 0; oc < c.ur_oc; oc++) {
+    for (int j = 0; j < width; j++) vmovups(vreg(acc(oc, j)), ptr[reg_tmp2 + j * c.vlen * 4]);
+    if (oc + 1 < c.ur_oc) add(reg_tmp2, reg_tmp1);
+  }
+  jmp(l_done, T_NEAR);
+  L(l_fresh);
+  if (c.bias) mov(reg_tmp2, ptr[reg_args + offsetof(GemmArgs, bias)]);
+  for (int oc = 0; oc < c.ur_oc; oc++)
+    for (int j = 0; j < width; j++) {
+      const Xmm a = vreg(acc(oc, j));
+      if (c.bias)
+        vmovups(a, ptr[reg_tmp2 + oc * c.vlen * 4]);
+      else
+        vxorps(a, a, a);
+    }
+  L(l_done);
+}
+
+void GemmGenerator::emit_k_loop(int width) {
+  const GemmConf& c = conf_;
+  Label l_k, l_end;
+  mov(reg_k_iter, ptr[reg_args + offsetof(GemmArgs, k_groups)]);
+  test(reg_k_iter, reg_k_iter);
+  jz(l_end, T_NEAR);
+  L(l_k);
+  for (int lane = 0; lane < c.k_pack; lane++) {
+    for (int oc = 0; oc < c.ur_oc; oc++)
+      vmovups(vreg(weight_reg(oc)), ptr[reg_a + (static_cast<long>(lane) * c.ur_oc + oc) * c.vlen * 4]);
+    for (int j = 0; j < width; j++) {
+      const Address src = ptr[reg_b + j * c.b_pixel_stride + lane * 4];
+      if (c.explicit_bcast) {
+        vbroadcastss(vreg(bcast_reg()), src);
+        for (int oc = 0; oc < c.ur_oc; oc++) vfmadd231ps(vreg(acc(oc, j)), vreg(weight_reg(oc)), vreg(bcast_reg()));
+      } else {
+        for (int oc = 0; oc < c.ur_oc; oc++)
+          vfmadd231ps(vreg(acc(oc, j)), vreg(weight_reg(oc)), ptr_b[reg_b + j * c.b_pixel_stride + lane * 4]);
+      }
+    }
+  }
+  add(reg_a, static_cast<long>(c.k_pack) * c.ur_oc * c.vlen * 4);
+  add(reg_b, reg_b_kstride);
+  dec(reg_k_iter);
+  jnz(l_k, T_NEAR);
+  L(l_end);
+}
+
+void GemmGenerator::emit_reduction(int width) {
+  if (!conf_.batch_reduce) {
+    mov(reg_a, reg_a_arg);
+    mov(reg_b, reg_b_block);
+    emit_k_loop(width);
+    return;
+  }
+  Label l_batch, l_end;
+  mov(reg_tmp2, ptr[reg_args + offsetof(GemmArgs, batch)]);
+  shl(reg_tmp2, 3);
+  xor_(reg_batch, reg_batch);
+  test(reg_tmp2, reg_tmp2);
+  jz(l_end, T_NEAR);
+  L(l_batch);
+  mov(reg_a, ptr[reg_a_arg + reg_batch]);
+  mov(reg_b, ptr[reg_args + offsetof(GemmArgs, b)]);
+  mov(reg_b, ptr[reg_b + reg_batch]);
+  add(reg_b, reg_b_block);
+  emit_k_loop(width);
+  add(reg_batch, 8);
+  cmp(reg_batch, reg_tmp2);
+  jl(l_batch, T_NEAR);
+  L(l_end);
+}
+
+void GemmGenerator::emit_finish(int width) {
+  const GemmConf& c = conf_;
+  Label l_partial, l_done;
+  mov(reg_tmp0, ptr[reg_args + offsetof(GemmArgs, flags)]);
+  test(reg_tmp0, kGemmFinal);
+  jz(l_partial, T_NEAR);
+  if (c.residual) {
+    mov(reg_tmp2, reg_res_block);
+    mov(reg_tmp1, ptr[reg_args + offsetof(GemmArgs, residual_plane_stride)]);
+    for (int oc = 0; oc < c.ur_oc; oc++) {
+      for (int j = 0; j < width; j++) vaddps(vreg(acc(oc, j)), vreg(acc(oc, j)), ptr[reg_tmp2 + j * c.vlen * 4]);
+      if (oc + 1 < c.ur_oc) add(reg_tmp2, reg_tmp1);
+    }
+  }
+  const std::vector<int> temps = free_vregs(width);
+  if (c.act.type != ActivationType::none) {
+    std::vector<int> live;
+    for (int oc = 0; oc < c.ur_oc; oc++)
+      for (int j = 0; j < width; j++) live.push_back(acc(oc, j));
+    activation_.apply(live, temps);
+  }
+  PackedStoreEmitter store(*this, c.isa, c.out_pack);
+  mov(reg_tmp2, reg_c_block);
+  mov(reg_tmp1, ptr[reg_args + offsetof(GemmArgs, c_plane_stride)]);
+  for (int oc = 0; oc < c.ur_oc; oc++) {
+    std::vector<int> accs;
+    for (int j = 0; j < width; j++) accs.push_back(acc(oc, j));
+    store.store_chunk(accs, reg_tmp2, reg_tmp1, oc == c.ur_oc - 1 ? c.last_chunk_lanes : c.vlen, temps[0]);
+  }
+  jmp(l_done, T_NEAR);
+  L(l_partial);
+  mov(reg_tmp1, ptr[reg_args + offsetof(GemmArgs, acc_chunk_stride)]);
+  mov(reg_tmp2, reg_acc_block);
+  for (int oc = 0; oc < c.ur_oc; oc++) {
+    for (int j = 0; j < width; j++) vmovups(ptr[reg_tmp2 + j * c.vlen * 4], vreg(acc(oc, j)));
+    if (oc + 1 < c.ur_oc) add(reg_tmp2, reg_tmp1);
+  }
+  L(l_done);
+}
+
+void GemmGenerator::emit_block(int width) {
+  emit_init(width);
+  emit_reduction(width);
+  emit_finish(width);
+}
+
+void GemmGenerator::generate() {
+  const GemmConf& c = conf_;
+  preamble();
+  mov(reg_a_arg, ptr[reg_args + offsetof(GemmArgs, a)]);
+  if (c.batch_reduce)
+    xor_(reg_b_block, reg_b_block);
+  else
+    mov(reg_b_block, ptr[reg_args + offsetof(GemmArgs, b)]);
+  mov(reg_c_block, ptr[reg_args + offsetof(GemmArgs, c)]);
+  mov(reg_acc_block, ptr[reg_args + offsetof(GemmArgs, acc)]);
+  mov(reg_res_block, ptr[reg_args + offsetof(GemmArgs, residual)]);
+  mov(reg_b_kstride, ptr[reg_args + offsetof(GemmArgs, b_k_stride)]);
+  Label l_blocks, l_tail;
+  mov(reg_block_iter, ptr[reg_args + offsetof(GemmArgs, n_blocks)]);
+  test(reg_block_iter, reg_block_iter);
+  jz(l_tail, T_NEAR);
+  L(l_blocks);
+  emit_block(c.nr);
+  add(reg_b_block, c.nr * c.b_pixel_stride);
+  add(reg_c_block, c.nr * c.out_pack * 4);
+  add(reg_acc_block, c.nr * c.vlen * 4);
+  add(reg_res_block, c.nr * c.out_pack * 4);
+  dec(reg_block_iter);
+  jnz(l_blocks, T_NEAR);
+  L(l_tail);
+  if (c.n_tail > 0) emit_block(c.n_tail);
+  postamble();
+  activation_.emit_table();
+}
+
+}  // namespace jitconv

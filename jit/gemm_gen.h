@@ -1,0 +1,51 @@
+// Emits the GEMM microkernel described by a GemmConf (layouts and call contract in
+// gemm_conf.h). Per k: ur_oc weight vectors are loaded, each of the nr B values is
+// broadcast once and multiplied into the ur_oc chunks.
+#pragma once
+#include <vector>
+
+#include "jit/activation_emitter.h"
+#include "jit/gemm_conf.h"
+#include "jit/jit_generator.h"
+
+namespace jitconv {
+
+class GemmGenerator : public JitGenerator {
+ public:
+  explicit GemmGenerator(const GemmConf& conf);
+  void generate() override;
+
+ private:
+  void emit_block(int width);
+  void emit_init(int width);
+  void emit_reduction(int width);
+  void emit_k_loop(int width);
+  void emit_finish(int width);
+
+  Xbyak::Xmm vreg(int index) const;
+  int acc(int chunk, int pixel) const { return chunk * conf_.nr + pixel; }
+  int weight_reg(int chunk) const { return conf_.nr * conf_.ur_oc + chunk; }
+  int bcast_reg() const { return conf_.nr * conf_.ur_oc + conf_.ur_oc; }
+  std::vector<int> free_vregs(int width) const;
+
+  GemmConf conf_;
+  ActivationEmitter activation_;
+
+  const Xbyak::Reg64 reg_args = rdi;
+  const Xbyak::Reg64 reg_a_arg = r8;      // args.a
+  const Xbyak::Reg64 reg_b_block = r9;    // B at the block (batch: pixel byte offset)
+  const Xbyak::Reg64 reg_b = r10;
+  const Xbyak::Reg64 reg_a = r11;
+  const Xbyak::Reg64 reg_k_iter = r12;
+  const Xbyak::Reg64 reg_b_kstride = r13;
+  const Xbyak::Reg64 reg_c_block = r14;
+  const Xbyak::Reg64 reg_acc_block = r15;
+  const Xbyak::Reg64 reg_block_iter = rax;
+  const Xbyak::Reg64 reg_res_block = rbx;
+  const Xbyak::Reg64 reg_batch = rbp;  // byte index into the pointer lists
+  const Xbyak::Reg64 reg_tmp0 = rcx;
+  const Xbyak::Reg64 reg_tmp1 = rdx;
+  const Xbyak::Reg64 reg_tmp2 = rsi;
+};
+
+}  // namespace jitconv

@@ -1,0 +1,309 @@
+#include "runtime/conv_gemm.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+
+#include "jit/gemm_gen.h"
+#include "runtime/border.h"
+#include "runtime/cpu.h"
+#include "runtime/error.h"
+
+namespace jitconv {
+
+namespace {
+constexpr int kIm2colPack = 16;  // im2col panels pack K by a 64-byte line per pixel
+constexpr long kPanelPixels = 256;  // pixels per task: panels of a few hundred KB stay in L2
+}  // namespace
+
+ConvGemm::ConvGemm(const ConvParams& params, const float* weights, const float* bias, Isa isa, int in_pack,
+                   int out_pack, const std::string& form_name)
+    : params_(params), isa_(isa), vlen_(isa_lanes(isa)), in_pack_(in_pack), out_pack_(out_pack) {
+  if (isa == Isa::scalar) fail("GEMM convolution needs AVX2 or AVX-512");
+  if (params.ic % in_pack != 0 || params.oc % out_pack != 0 || out_pack > vlen_)
+    fail("GEMM convolution: bad elempacks ", in_pack, "->", out_pack, " for ", params.to_string());
+  const bool pointwise_kernel = params.kh == 1 && params.kw == 1;
+  const bool no_pad = params.pad_top == 0 && params.pad_left == 0 && params.pad_bottom == 0 && params.pad_right == 0;
+  if (pointwise_kernel)
+    form_ = params.sh == 1 && params.sw == 1 && no_pad ? Form::pointwise : Form::subsample;
+  else
+    form_ = form_name == "brgemm" ? Form::brgemm : Form::im2col;
+  if (!form_name.empty() && form_name != "im2col" && form_name != "brgemm") fail("unknown GEMM form '", form_name, "'");
+
+  blocking_ = choose_gemm_blocking(isa, (params.oc + vlen_ - 1) / vlen_, params.act);
+  chunks_ = (params.oc + vlen_ - 1) / vlen_;
+  groups_ = (chunks_ + blocking_.ur_oc - 1) / blocking_.ur_oc;
+  const int taps = params.kh * params.kw;
+  k_pack_ = form_ == Form::im2col ? kIm2colPack : in_pack;
+  const long k_logical = static_cast<long>(params.ic) * (form_ == Form::pointwise || form_ == Form::subsample ? 1 : taps);
+  k_total_ = (k_logical + k_pack_ - 1) / k_pack_ * k_pack_;
+  // One A block (k_block x ur_oc x vlen floats) should stay in about half of L1.
+  const long l1_half = static_cast<long>(cpu_info().l1d_bytes) / 2;
+  const long per_k = static_cast<long>(blocking_.ur_oc) * vlen_ * 4;
+  long k_block = std::max<long>(k_pack_, l1_half / per_k / k_pack_ * k_pack_);
+  if (form_ == Form::brgemm || k_total_ <= k_block + k_block / 4) k_block = k_total_;
+  k_block_ = k_block;
+  group_floats_ = k_total_ * blocking_.ur_oc * vlen_;
+
+  // dst = group - [K][chunk in group][vlen]; K order per form (see header).
+  weights_.create(static_cast<int>(group_floats_ * groups_));
+  weights_.fill(0.f);
+  float* w = weights_;
+  const int ic = params.ic, kh = params.kh, kw = params.kw;
+  for (int g = 0; g < groups_; g++) {
+    const int chunk0 = g * blocking_.ur_oc;
+    const int here = std::min(blocking_.ur_oc, chunks_ - chunk0);
+    float* gw = w + g * group_floats_;
+    for (long kk = 0; kk < k_logical; kk++) {
+      int ch, y = 0, x = 0;
+      if (form_ == Form::pointwise || form_ == Form::subsample) {
+        ch = static_cast<int>(kk);
+      } else if (form_ == Form::im2col) {  // (icg, y, x, lane)
+        const int lane = static_cast<int>(kk % in_pack);
+        long rest = kk / in_pack;
+        x = static_cast<int>(rest % kw);
+        rest /= kw;
+        y = static_cast<int>(rest % kh);
+        ch = static_cast<int>(rest / kh) * in_pack + lane;
+      } else {  // brgemm: (tap, channel)
+        const int tap = static_cast<int>(kk / ic);
+        ch = static_cast<int>(kk % ic);
+        y = tap / kw;
+        x = tap % kw;
+      }
+      for (int c = 0; c < here; c++)
+        for (int v = 0; v < vlen_; v++) {
+          const int o = (chunk0 + c) * vlen_ + v;
+          if (o >= params.oc) continue;
+          gw[(kk * here + c) * vlen_ + v] = weights[((static_cast<long>(o) * ic + ch) * kh + y) * kw + x];
+        }
+    }
+  }
+  if (params.bias) {
+    bias_.create(chunks_ * vlen_);
+    bias_.fill(0.f);
+    memcpy(bias_.data, bias, params.oc * sizeof(float));
+  }
+}
+
+const ConvGemm::Kernels& ConvGemm::kernels_for(int n_tail) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = kernels_.find(n_tail);
+  if (it != kernels_.end()) return it->second;
+  GemmConf base;
+  base.isa = isa_;
+  base.vlen = vlen_;
+  base.nr = blocking_.nr;
+  base.n_tail = n_tail;
+  base.k_pack = k_pack_;
+  base.b_pixel_stride = form_ == Form::brgemm ? static_cast<long>(params_.sw) * in_pack_ * 4 : k_pack_ * 4L;
+  base.out_pack = out_pack_;
+  base.explicit_bcast = blocking_.explicit_bcast;
+  base.bias = params_.bias;
+  base.act = params_.act;
+  base.batch_reduce = form_ == Form::brgemm;
+  Kernels k;
+  k.conf_main = base;
+  k.conf_main.ur_oc = blocking_.ur_oc;
+  k.conf_main.last_chunk_lanes = vlen_;
+  k.conf_last = base;
+  k.conf_last.ur_oc = chunks_ - (groups_ - 1) * blocking_.ur_oc;
+  k.conf_last.last_chunk_lanes = params_.oc - (chunks_ - 1) * vlen_;
+  auto make = [](const GemmConf& conf) {
+    return KernelRegistry::instance().get(conf.name(), [conf] { return std::make_unique<GemmGenerator>(conf); });
+  };
+  if (groups_ > 1) k.main = make(k.conf_main);
+  k.last = make(k.conf_last);
+  for (const JitKernelPtr& kernel : {k.main, k.last})
+    if (kernel && std::find(kernel_names_.begin(), kernel_names_.end(), kernel->name()) == kernel_names_.end())
+      kernel_names_.push_back(kernel->name());
+  return kernels_.emplace(n_tail, k).first->second;
+}
+
+void ConvGemm::prepare(int ih, int iw) {
+  int oh, ow;
+  params_.output_size(ih, iw, oh, ow);
+  if (form_ == Form::brgemm) {
+    kernels_for(ow % blocking_.nr);
+    return;
+  }
+  const long pixels = static_cast<long>(oh) * ow;
+  kernels_for(0);
+  kernels_for(static_cast<int>(std::min(pixels, kPanelPixels) % blocking_.nr));
+  kernels_for(static_cast<int>((pixels % kPanelPixels) % blocking_.nr));
+}
+
+void ConvGemm::run_pixels(const float* b, long b_k_stride, int pixels, float* c, long c_plane_stride, float* acc,
+                          int group_begin, int group_end) const {
+  const Kernels& k = kernels_for(pixels % blocking_.nr);
+  const long k_blocks = (k_total_ + k_block_ - 1) / k_block_;
+  const long planes_per_group = static_cast<long>(blocking_.ur_oc) * vlen_ / out_pack_;
+  for (int g = group_begin; g < group_end; g++) {
+    const bool last = g == groups_ - 1;
+    const GemmConf& conf = last ? k.conf_last : k.conf_main;
+    const GemmKernelFn fn = (last ? k.last : k.main)->entry<GemmKernelFn>();
+    for (long kb = 0; kb < k_blocks; kb++) {
+      const long k0 = kb * k_block_;
+      const long k_here = std::min(k_block_, k_total_ - k0);
+      GemmArgs args{};
+      args.a = static_cast<const float*>(weights_) + g * group_floats_ + k0 * conf.ur_oc * vlen_;
+      args.b = reinterpret_cast<const float*>(reinterpret_cast<const char*>(b) + (k0 / k_pack_) * b_k_stride);
+      args.c = reinterpret_cast<float*>(reinterpret_cast<char*>(c) + g * planes_per_group * c_plane_stride);
+      args.acc = acc;
+      args.bias = params_.bias ? static_cast<const float*>(bias_) + static_cast<long>(g) * blocking_.ur_oc * vlen_ : nullptr;
+      args.k_groups = k_here / k_pack_;
+      args.n_blocks = pixels / blocking_.nr;
+      args.b_k_stride = b_k_stride;
+      args.c_plane_stride = c_plane_stride;
+      args.acc_chunk_stride = static_cast<long>(pixels) * vlen_ * 4;
+      args.flags = (kb > 0 ? static_cast<long>(kGemmLoadAcc) : 0L) | (kb == k_blocks - 1 ? static_cast<long>(kGemmFinal) : 0L);
+      fn(&args);
+    }
+  }
+}
+
+void ConvGemm::forward_pointwise(const Mat& bottom, Mat& top, const Option& opt) const {
+  const long pixels = static_cast<long>(bottom.w) * bottom.h;
+  const long ranges = (pixels + kPanelPixels - 1) / kPanelPixels;
+  const long c_plane_stride = static_cast<long>(top.cstep) * out_pack_ * 4;
+  const long b_k_stride = static_cast<long>(bottom.cstep) * in_pack_ * 4;
+  const bool blocked_k = k_block_ < k_total_;
+  const long acc_floats = blocked_k ? static_cast<long>(blocking_.ur_oc) * vlen_ * kPanelPixels : 0;
+  Mat acc;
+  if (blocked_k) acc.create(static_cast<int>(acc_floats * opt.num_threads), 4u, 1, opt.workspace_allocator);
+  const int groups = groups_;
+#pragma omp parallel for num_threads(opt.num_threads) schedule(static)
+  for (long task = 0; task < ranges * groups; task++) {
+    const long range = task / groups;
+    const int g = static_cast<int>(task % groups);
+    const long p0 = range * kPanelPixels;
+    const int n = static_cast<int>(std::min(kPanelPixels, pixels - p0));
+    float* acc_buf = blocked_k ? static_cast<float*>(acc.data) + acc_floats * omp_get_thread_num() : nullptr;
+    const float* b = static_cast<const float*>(bottom.data) + p0 * in_pack_;
+    float* c = static_cast<float*>(top.data) + p0 * out_pack_;
+    run_pixels(b, b_k_stride, n, c, c_plane_stride, acc_buf, g, g + 1);
+  }
+}
+
+void ConvGemm::forward_panels(const Mat& bottom, Mat& top, const ConvPads& pads, const Option& opt) const {
+  const ConvParams& p = params_;
+  const int oh = top.h, ow = top.w;
+  const long pixels = static_cast<long>(oh) * ow;
+  const long ranges = (pixels + kPanelPixels - 1) / kPanelPixels;
+  const long panel_floats = k_total_ * kPanelPixels;
+  const long acc_floats = static_cast<long>(blocking_.ur_oc) * vlen_ * kPanelPixels;
+  Mat work;
+  work.create(static_cast<int>((panel_floats + acc_floats) * opt.num_threads), 4u, 1, opt.workspace_allocator);
+  const long c_plane_stride = static_cast<long>(top.cstep) * out_pack_ * 4;
+  const int ip = in_pack_, kh = p.kh, kw = p.kw, icg_count = p.ic / ip;
+  const long src_cstep = static_cast<long>(bottom.cstep) * ip;
+  const bool im2col = form_ == Form::im2col;
+#pragma omp parallel for num_threads(opt.num_threads) schedule(static)
+  for (long range = 0; range < ranges; range++) {
+    float* panel = static_cast<float*>(work.data) + (panel_floats + acc_floats) * omp_get_thread_num();
+    float* acc = panel + panel_floats;
+    const long p0 = range * kPanelPixels;
+    const int n = static_cast<int>(std::min(kPanelPixels, pixels - p0));
+    // panel = [K / k_pack][n][k_pack]
+    const long b_k_stride = static_cast<long>(n) * k_pack_ * 4;
+    if (im2col && k_total_ % kIm2colPack) {  // zero the K padding of the last group
+      float* last = panel + (k_total_ / k_pack_ - 1) * n * k_pack_;
+      std::fill(last, last + static_cast<long>(n) * k_pack_, 0.f);
+    }
+    for (int icg = 0; icg < icg_count; icg++) {
+      const float* src = static_cast<const float*>(bottom.data) + icg * src_cstep;
+      for (int y = 0; y < (im2col ? kh : 1); y++)
+        for (int x = 0; x < (im2col ? kw : 1); x++) {
+          const long k0 = im2col ? ((static_cast<long>(icg) * kh + y) * kw + x) * ip : static_cast<long>(icg) * ip;
+          float* dst = panel + (k0 / k_pack_) * n * k_pack_ + k0 % k_pack_;
+          for (int j = 0; j < n; j++) {
+            const long pix = p0 + j;
+            const int oy = static_cast<int>(pix / ow), ox = static_cast<int>(pix % ow);
+            const int iy = oy * p.sh - pads.top + y * p.dh, ix = ox * p.sw - pads.left + x * p.dw;
+            float* out = dst + static_cast<long>(j) * k_pack_;
+            if (iy >= 0 && iy < bottom.h && ix >= 0 && ix < bottom.w) {
+              const float* in = src + (static_cast<long>(iy) * bottom.w + ix) * ip;
+              for (int l = 0; l < ip; l++) out[l] = in[l];
+            } else {
+              for (int l = 0; l < ip; l++) out[l] = p.pad_value;
+            }
+          }
+        }
+    }
+    float* c = static_cast<float*>(top.data) + p0 * out_pack_;
+    run_pixels(panel, b_k_stride, n, c, c_plane_stride, acc, 0, groups_);
+  }
+}
+
+void ConvGemm::forward_brgemm(const Mat& bottom, Mat& top, const ConvPads& pads, const Option& opt) const {
+  const ConvParams& p = params_;
+  Mat padded = bottom;
+  if (pads.any()) {
+    Option pad_opt = opt;
+    pad_opt.blob_allocator = opt.workspace_allocator;
+    copy_make_border(bottom, padded, pads.top, pads.bottom, pads.left, pads.right, p.pad_value, pad_opt);
+  }
+  const int oh = top.h, ow = top.w, taps = p.kh * p.kw;
+  const Kernels& k = kernels_for(ow % blocking_.nr);
+  const long c_plane_stride = static_cast<long>(top.cstep) * out_pack_ * 4;
+  const long b_k_stride = static_cast<long>(padded.cstep) * in_pack_ * 4;
+  const long planes_per_group = static_cast<long>(blocking_.ur_oc) * vlen_ / out_pack_;
+  const int groups = groups_;
+#pragma omp parallel for num_threads(opt.num_threads) schedule(static)
+  for (long task = 0; task < static_cast<long>(groups) * oh; task++) {
+    const int g = static_cast<int>(task / oh), oy = static_cast<int>(task % oh);
+    const bool last = g == groups - 1;
+    const GemmConf& conf = last ? k.conf_last : k.conf_main;
+    std::vector<const float*> a_list(taps), b_list(taps);
+    const float* gw = static_cast<const float*>(weights_) + g * group_floats_;
+    for (int t = 0; t < taps; t++) {
+      const int y = t / p.kw, x = t % p.kw;
+      a_list[t] = gw + static_cast<long>(t) * p.ic * conf.ur_oc * vlen_;
+      b_list[t] = static_cast<const float*>(padded.data) +
+                  ((static_cast<long>(oy) * p.sh + y * p.dh) * padded.w + x * p.dw) * in_pack_;
+    }
+    GemmArgs args{};
+    args.a = reinterpret_cast<const float*>(a_list.data());
+    args.b = reinterpret_cast<const float*>(b_list.data());
+    args.c = reinterpret_cast<float*>(static_cast<char*>(top.data) + g * planes_per_group * c_plane_stride +
+                                      static_cast<long>(oy) * ow * out_pack_ * 4);
+    args.bias = p.bias ? static_cast<const float*>(bias_) + static_cast<long>(g) * blocking_.ur_oc * vlen_ : nullptr;
+    args.k_groups = p.ic / in_pack_;
+    args.n_blocks = ow / blocking_.nr;
+    args.b_k_stride = b_k_stride;
+    args.c_plane_stride = c_plane_stride;
+    args.flags = kGemmFinal;
+    args.batch = taps;
+    (last ? k.last : k.main)->entry<GemmKernelFn>()(&args);
+  }
+}
+
+void ConvGemm::forward(const Mat& bottom, Mat& top, const Option& opt) const {
+  if (bottom.dims != 3 || bottom.elempack != in_pack_ || bottom.c * bottom.elempack != params_.ic)
+    fail("GEMM convolution expects ", params_.ic, " channels packed by ", in_pack_);
+  int oh, ow;
+  params_.output_size(bottom.h, bottom.w, oh, ow);
+  const ConvPads pads = params_.pads_for(bottom.h, bottom.w);
+  top.create(ow, oh, params_.oc / out_pack_, static_cast<size_t>(out_pack_) * 4, out_pack_, opt.blob_allocator);
+  switch (form_) {
+    case Form::pointwise: forward_pointwise(bottom, top, opt); break;
+    case Form::subsample:
+    case Form::im2col: forward_panels(bottom, top, pads, opt); break;
+    case Form::brgemm: forward_brgemm(bottom, top, pads, opt); break;
+  }
+}
+
+std::string ConvGemm::describe() const {
+  static const char* const kForms[] = {"pointwise", "subsample", "im2col", "brgemm"};
+  std::ostringstream os;
+  os << "gemm " << isa_name(isa_) << " " << kForms[static_cast<int>(form_)] << " elempack " << in_pack_ << "->"
+     << out_pack_ << " tile " << blocking_.ur_oc << "x" << blocking_.nr << " K " << k_total_ << " in blocks of "
+     << k_block_;
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const std::string& n : kernel_names_) os << "\n  kernel " << n;
+  return os.str();
+}
+
+}  // namespace jitconv

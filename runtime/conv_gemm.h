@@ -1,0 +1,70 @@
+// Convolution on the GEMM microkernel (jit/gemm_gen.h): M = output channels, N = output
+// pixels, K = ic (1x1) or ic*kh*kw. Forms:
+//   pointwise  1x1, stride 1, no padding: B is the packed input itself, no copy
+//   subsample  1x1 with stride or padding: each pixel range is gathered into a panel
+//   im2col     k x k: each pixel range is unrolled into a [K/16][pixels][16] panel
+//   brgemm     k x k: batch-reduce over the kernel taps on a padded copy, one output row
+//              per call, no im2col
+// Panels are sized to stay in L2 and K is blocked so one A block stays in L1 (partial
+// sums go through a per-thread buffer between K blocks).
+#pragma once
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "jit/gemm_conf.h"
+#include "jit/kernel_registry.h"
+#include "runtime/conv_impl.h"
+
+namespace jitconv {
+
+class ConvGemm final : public ConvImpl {
+ public:
+  enum class Form { pointwise, subsample, im2col, brgemm };
+  // form_name: "" (choose), "im2col" or "brgemm" for k x k problems.
+  ConvGemm(const ConvParams& params, const float* weights, const float* bias, Isa isa, int in_pack, int out_pack,
+           const std::string& form_name = std::string());
+
+  int in_elempack() const override { return in_pack_; }
+  int out_elempack() const override { return out_pack_; }
+  void prepare(int ih, int iw) override;
+  void forward(const Mat& bottom, Mat& top, const Option& opt) const override;
+  std::string name() const override { return "gemm"; }
+  std::string describe() const override;
+  size_t weight_bytes() const override { return weights_.bytes() + bias_.bytes(); }
+  Form form() const { return form_; }
+
+ private:
+  struct Kernels {
+    GemmConf conf_main, conf_last;    // full-width blocks; conf_last: the final chunk group
+    JitKernelPtr main, main_tail, last, last_tail;  // *_tail: the trailing partial block
+  };
+  const Kernels& kernels_for(int n_tail) const;
+  void forward_pointwise(const Mat& bottom, Mat& top, const Option& opt) const;
+  void forward_panels(const Mat& bottom, Mat& top, const ConvPads& pads, const Option& opt) const;
+  void forward_brgemm(const Mat& bottom, Mat& top, const ConvPads& pads, const Option& opt) const;
+  // Runs all chunk groups x K blocks over `pixels` pixels of B (panel or input).
+  void run_pixels(const float* b, long b_k_stride, int pixels, float* c, long c_plane_stride, float* acc,
+                  int group_begin, int group_end) const;
+
+  ConvParams params_;
+  Isa isa_;
+  int vlen_;
+  int in_pack_, out_pack_;
+  Form form_;
+  GemmBlocking blocking_;
+  int chunks_, groups_;
+  int k_pack_;       // B's k packing (in_pack for pointwise/subsample/brgemm, 16 for im2col)
+  long k_total_;     // K padded to k_pack
+  long k_block_;     // K per kernel call (multiple of k_pack)
+  long group_floats_;
+  Mat weights_;      // groups of [K][chunks in group][vlen]; brgemm: [tap][ic] for K
+  Mat bias_;
+
+  mutable std::mutex mutex_;
+  mutable std::map<int, Kernels> kernels_;
+  mutable std::vector<std::string> kernel_names_;
+};
+
+}  // namespace jitconv

@@ -1,0 +1,68 @@
+// Convolution on the GEMM microkernel against the scalar reference: pointwise (incl. K
+// blocking with large ic), strided/padded 1x1 (subsample panels), k x k through im2col
+// and through batch-reduce over taps, every elempack pair, activations, thread counts.
+#include <gtest/gtest.h>
+
+#include "tests/conv_tester.h"
+
+using namespace jitconv;
+using namespace jitconv::test;
+
+TEST(ConvGemm, Pointwise) {
+  for (Isa isa : jit_isas())
+    for (int ic : {1, 3, 8, 16, 19, 64, 300, 1024})
+      for (int oc : {1, 5, 16, 24, 72, 100, 256})
+        ConvTester().isa(isa).ic(ic).oc(oc).input(7, 9 + ic % 5).kernel(1).seed(ic + oc).test_gemm();
+}
+
+TEST(ConvGemm, PointwiseLongPlanes) {
+  // More pixels than one panel (256) with remainders, so ranges and tails mix.
+  for (Isa isa : jit_isas())
+    for (int hw : {16, 17, 23, 40})
+      ConvTester().isa(isa).ic(32).oc(48).input(hw, hw + 1).kernel(1).act("relu").test_gemm();
+}
+
+TEST(ConvGemm, PointwiseStridedAndPadded) {
+  for (Isa isa : jit_isas()) {
+    ConvTester().isa(isa).ic(64).oc(32).input(14, 14).kernel(1).stride(2).test_gemm();
+    ConvTester().isa(isa).ic(24).oc(40).input(13, 9).kernel(1).stride(3, 2).test_gemm();
+    ConvTester().isa(isa).ic(16).oc(16).input(5, 6).kernel(1).pad(1).test_gemm();
+    ConvTester().isa(isa).ic(16).oc(16).input(5, 6).kernel(1).pad(2, 1, 0, 3).pad_value(0.5f).test_gemm();
+    ConvTester().isa(isa).ic(512).oc(64).input(12, 12).kernel(1).stride(2).test_gemm();
+  }
+}
+
+TEST(ConvGemm, Im2colAndBrgemm) {
+  for (Isa isa : jit_isas())
+    for (const char* form : {"", "brgemm"}) {
+      ConvTester().isa(isa).ic(3).oc(64).input(23, 21).kernel(7).stride(2).pad(3).test_gemm(form);
+      ConvTester().isa(isa).ic(3).oc(64).input(17, 17).kernel(3).stride(2).pad(1).test_gemm(form);
+      ConvTester().isa(isa).ic(40).oc(120).input(9, 11).kernel(5).pad(2).test_gemm(form);
+      ConvTester().isa(isa).ic(13).oc(29).input(8, 8).kernel(3).dilation(2).pad(2, 1, 0, 3).test_gemm(form);
+      ConvTester().isa(isa).ic(16).oc(16).input(6, 7).kernel(1, 5).stride(1, 2).pad(0, 2, 0, 2).test_gemm(form);
+      ConvTester().isa(isa).ic(64).oc(64).input(9, 9).kernel(3).pad(1).act("mish").test_gemm(form);
+      ConvTester().isa(isa).ic(8).oc(8).input(7, 7).kernel(3).pad(1).pad_value(-0.25f).test_gemm(form);
+    }
+}
+
+TEST(ConvGemm, EveryElempackPair) {
+  for (Isa isa : jit_isas())
+    for (int in : {1, 4, 8, 16})
+      for (int out : {1, 4, 8, 16}) {
+        if (out > isa_lanes(isa)) continue;
+        ConvTester().isa(isa).ic(48).oc(48).input(6, 9).kernel(1).elempack(in, out).test_gemm();
+        ConvTester().isa(isa).ic(16).oc(32).input(6, 7).kernel(3).pad(1).elempack(in, out).test_gemm();
+        ConvTester().isa(isa).ic(16).oc(32).input(6, 7).kernel(3).pad(1).elempack(in, out).test_gemm("brgemm");
+      }
+}
+
+TEST(ConvGemm, ActivationsAndThreads) {
+  for (Isa isa : jit_isas())
+    for (const char* act : {"relu", "leaky:0.1", "clip:0:6", "sigmoid", "mish", "hardswish:0.2:0.5"}) {
+      ConvTester t;
+      t.isa(isa).ic(200).oc(40).input(17, 19).kernel(1).act(act);
+      const std::vector<float> one = t.threads(1).test_gemm();
+      const std::vector<float> three = t.threads(3).test_gemm();
+      EXPECT_EQ(0, memcmp(one.data(), three.data(), one.size() * sizeof(float)));
+    }
+}

@@ -1,0 +1,205 @@
+// The GEMM microkernel against a scalar GEMM: every register sub-tile (ur_oc x width),
+// K = 1..3 unrolled groups, strided B and C, partial last chunks, every output elempack,
+// bias/residual/activation epilogues, batch-reduce, and split-K through the partial-sum
+// buffer. Sentinels around C catch writes outside the tile.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "jit/gemm_conf.h"
+#include "jit/gemm_gen.h"
+#include "jit/kernel_registry.h"
+#include "tests/conv_tester.h"
+#include "tests/test_util.h"
+
+using namespace jitconv;
+using namespace jitconv::test;
+
+namespace {
+
+const float kSentinel = -12345.f;
+
+class GemmKernelTester {
+ public:
+  GemmKernelTester& isa(Isa v) {
+    conf_.isa = v;
+    conf_.vlen = conf_.out_pack = conf_.last_chunk_lanes = isa_lanes(v);
+    return *this;
+  }
+  GemmKernelTester& tile(int ur_oc, int nr) { conf_.ur_oc = ur_oc; conf_.nr = nr; return *this; }
+  GemmKernelTester& pixels(int blocks, int tail) { n_blocks_ = blocks; conf_.n_tail = tail; return *this; }
+  GemmKernelTester& k(int k_pack, int k_groups) { conf_.k_pack = k_pack; k_groups_ = k_groups; return *this; }
+  GemmKernelTester& pixel_stride_factor(int f) { stride_factor_ = f; return *this; }
+  GemmKernelTester& out_pack(int p) { conf_.out_pack = p; return *this; }
+  GemmKernelTester& last_lanes(int l) { conf_.last_chunk_lanes = l; return *this; }
+  GemmKernelTester& bias(bool b) { conf_.bias = b; return *this; }
+  GemmKernelTester& residual(bool r) { conf_.residual = r; return *this; }
+  GemmKernelTester& act(const char* a) { conf_.act = Activation::parse(a); return *this; }
+  GemmKernelTester& embedded_bcast() { conf_.explicit_bcast = false; return *this; }
+  GemmKernelTester& batch(int n) { batch_ = n; conf_.batch_reduce = n > 0; return *this; }
+  // Run K in two calls: the first leaves partial sums, the second loads them and finishes.
+  GemmKernelTester& split_k(bool s) { split_k_ = s; return *this; }
+
+  void test() {
+    GemmConf& c = conf_;
+    c.b_pixel_stride = static_cast<long>(c.k_pack) * 4 * stride_factor_;
+    SCOPED_TRACE(c.name() + " blocks " + std::to_string(n_blocks_) + " kgroups " + std::to_string(k_groups_) +
+                 (split_k_ ? " split" : ""));
+    const int n = n_blocks_ * c.nr + c.n_tail;
+    const int m = c.ur_oc * c.vlen;
+    const int valid_m = (c.ur_oc - 1) * c.vlen + c.last_chunk_lanes;
+    const int batches = std::max(1, batch_);
+    const int k = k_groups_ * c.k_pack;
+    const long b_k_stride = static_cast<long>(n) * c.b_pixel_stride + 64;  // padding between k groups
+    std::vector<std::vector<float>> a(batches), b(batches);
+    for (int i = 0; i < batches; i++) {
+      a[i] = random_vector(static_cast<size_t>(k) * m, 10 + i);
+      b[i] = random_vector(static_cast<size_t>(k_groups_) * b_k_stride / 4 + 64, 20 + i);
+    }
+    const std::vector<float> bias = random_vector(m, 30);
+    const int planes = m / c.out_pack;
+    const long plane_floats = static_cast<long>(n) * c.out_pack + 16;  // padded planes
+    std::vector<float> residual = random_vector(planes * plane_floats, 40);
+    std::vector<float> out(planes * plane_floats + 16, kSentinel);
+    std::vector<float> acc(static_cast<size_t>(c.ur_oc) * (n * c.vlen + 16), kSentinel);
+
+    // Reference.
+    std::vector<double> expected(static_cast<size_t>(n) * m, 0.0);
+    for (int mi = 0; mi < m; mi++)
+      for (int ni = 0; ni < n; ni++) {
+        double s = c.bias ? bias[mi] : 0.0;
+        for (int bi = 0; bi < batches; bi++)
+          for (int ki = 0; ki < k; ki++) {
+            const long b_index = (ki / c.k_pack) * b_k_stride / 4 + ni * c.b_pixel_stride / 4 + ki % c.k_pack;
+            s += static_cast<double>(a[bi][static_cast<size_t>(ki) * m + mi]) * b[bi][b_index];
+          }
+        const int plane = mi / c.out_pack, lane = mi % c.out_pack;
+        if (c.residual) s += residual[plane * plane_floats + ni * c.out_pack + lane];
+        expected[static_cast<size_t>(ni) * m + mi] = c.act.apply(s);
+      }
+
+    JitKernelPtr kernel =
+        KernelRegistry::instance().get(c.name(), [c] { return std::make_unique<GemmGenerator>(c); });
+    std::vector<const float*> a_list(batches), b_list(batches);
+    for (int i = 0; i < batches; i++) {
+      a_list[i] = a[i].data();
+      b_list[i] = b[i].data();
+    }
+    auto call = [&](int k_begin, int k_count, long flags) {
+      GemmArgs args{};
+      std::vector<const float*> a_off(batches), b_off(batches);
+      for (int i = 0; i < batches; i++) {
+        a_off[i] = a_list[i] + static_cast<long>(k_begin) * c.k_pack * m;
+        b_off[i] = b_list[i] + k_begin * b_k_stride / 4;
+      }
+      args.a = c.batch_reduce ? reinterpret_cast<const float*>(a_off.data()) : a_off[0];
+      args.b = c.batch_reduce ? reinterpret_cast<const float*>(b_off.data()) : b_off[0];
+      args.c = out.data();
+      args.acc = acc.data();
+      args.bias = c.bias ? bias.data() : nullptr;
+      args.residual = c.residual ? residual.data() : nullptr;
+      args.k_groups = k_count;
+      args.n_blocks = n_blocks_;
+      args.b_k_stride = b_k_stride;
+      args.c_plane_stride = plane_floats * 4;
+      args.acc_chunk_stride = (static_cast<long>(n) * c.vlen + 16) * 4;
+      args.residual_plane_stride = plane_floats * 4;
+      args.flags = flags;
+      args.batch = batches;
+      kernel->entry<GemmKernelFn>()(&args);
+    };
+    if (split_k_ && k_groups_ > 1) {
+      call(0, 1, 0);
+      call(1, k_groups_ - 1, kGemmLoadAcc | kGemmFinal);
+    } else {
+      call(0, k_groups_, kGemmFinal);
+    }
+
+    double max_err = 0, max_ref = 0;
+    for (int mi = 0; mi < m; mi++) {
+      const int plane = mi / c.out_pack, lane = mi % c.out_pack;
+      for (int ni = 0; ni < n; ni++) {
+        const float got = out[plane * plane_floats + ni * c.out_pack + lane];
+        if (mi >= valid_m) {
+          EXPECT_EQ(got, kSentinel) << "wrote invalid lane " << mi;
+          continue;
+        }
+        const double ref = expected[static_cast<size_t>(ni) * m + mi];
+        max_ref = std::max(max_ref, std::fabs(ref));
+        max_err = std::max(max_err, std::fabs(got - ref));
+      }
+      // Plane padding after the last pixel stays untouched.
+      for (int pad = n * c.out_pack; pad < plane_floats; pad++) ASSERT_EQ(out[plane * plane_floats + pad], kSentinel);
+    }
+    EXPECT_LE(max_err, (2e-7 * std::sqrt(double(k * batches)) + 1e-6) * std::max(1.0, max_ref));
+  }
+
+ private:
+  GemmConf conf_;
+  int n_blocks_ = 1;
+  int k_groups_ = 1;
+  int stride_factor_ = 1;
+  int batch_ = 0;
+  bool split_k_ = false;
+};
+
+}  // namespace
+
+TEST(GemmKernel, EverySubTile) {
+  for (Isa isa : jit_isas()) {
+    const int max_ur = isa == Isa::avx512 ? 6 : 3;
+    for (int ur = 1; ur <= max_ur; ur++) {
+      const int nr = gemm_max_nr(isa, ur, true, Activation());
+      for (int tail = 0; tail < nr; tail++)
+        GemmKernelTester().isa(isa).tile(ur, nr).pixels(tail % 3, tail).k(isa_lanes(isa), 1 + tail % 3).test();
+    }
+  }
+}
+
+TEST(GemmKernel, KUnrollAndStrides) {
+  for (Isa isa : jit_isas())
+    for (int kp : {1, 4, 8, 16})
+      for (int groups = 1; groups <= 3; groups++)
+        for (int stride : {1, 3})
+          GemmKernelTester().isa(isa).tile(2, 5).pixels(2, 3).k(kp, groups).pixel_stride_factor(stride).test();
+}
+
+TEST(GemmKernel, OutputElempacksAndTails) {
+  for (Isa isa : jit_isas())
+    for (int op : {1, 4, 8, 16}) {
+      if (op > isa_lanes(isa)) continue;
+      for (int lanes = op; lanes <= isa_lanes(isa); lanes += op)
+        GemmKernelTester().isa(isa).tile(2, 4).pixels(1, 3).k(4, 2).out_pack(op).last_lanes(lanes).test();
+    }
+}
+
+TEST(GemmKernel, Epilogues) {
+  for (Isa isa : jit_isas())
+    for (const char* act : {"none", "relu", "leaky:0.2", "clip:-0.3:0.4", "sigmoid", "mish", "hardswish:0.2:0.5"})
+      for (bool bias : {false, true})
+        for (bool residual : {false, true}) {
+          const int ur = isa == Isa::avx512 ? 4 : 2;
+          GemmKernelTester t;
+          t.isa(isa).tile(ur, gemm_max_nr(isa, ur, true, Activation::parse(act))).pixels(2, 1).k(8, 2);
+          t.bias(bias).residual(residual).act(act).test();
+        }
+}
+
+TEST(GemmKernel, EmbeddedBroadcast) {
+  if (!isa_supported(Isa::avx512)) GTEST_SKIP() << "embedded broadcasts are an AVX-512 form";
+  for (int tail = 0; tail < 28; tail += 3)
+    GemmKernelTester().isa(Isa::avx512).tile(1, 28).pixels(1, tail).k(16, 2).embedded_bcast().test();
+}
+
+TEST(GemmKernel, BatchReduceAndSplitK) {
+  for (Isa isa : jit_isas()) {
+    for (int batch : {1, 3, 9})
+      GemmKernelTester().isa(isa).tile(2, 6).pixels(2, 2).k(4, 2).batch(batch).bias(true).act("relu").test();
+    for (int groups = 2; groups <= 4; groups++) {
+      GemmKernelTester().isa(isa).tile(3, 4).pixels(3, 1).k(8, groups).split_k(true).bias(true).act("sigmoid").test();
+      GemmKernelTester().isa(isa).tile(2, 4).pixels(1, 2).k(4, groups).split_k(true).out_pack(4).last_lanes(4).test();
+    }
+  }
+}
