@@ -207,8 +207,14 @@ std::string format_param(const ParamDict& pd, int id) {
   const std::vector<uint32_t> words = pd.words(id);
   bool as_int = type == Type::int_value || type == Type::int_array;
   if (type == Type::raw_value || type == Type::raw_array) {
-    as_int = true;
-    for (uint32_t w : words) as_int = as_int && word_reads_as_int(w);
+    // Int text keeps any word exactly; float text would lose NaN payloads, so floats
+    // are chosen only when no word is a NaN and some word is not a small int.
+    bool all_small = true, any_nan = false;
+    for (uint32_t w : words) {
+      all_small = all_small && word_reads_as_int(w);
+      any_nan = any_nan || std::isnan(word_to_float(w));
+    }
+    as_int = all_small || any_nan;
   }
   std::string values;
   for (size_t k = 0; k < words.size(); k++) {

@@ -36,7 +36,8 @@ void parse_param_token(const std::string& token, ParamDict& pd, const std::strin
 // Raw words from binary files have no type: a word whose int value lies in
 // (-2^24, 2^24), or whose float value is NaN, is written as an int, any other as a
 // float, and both forms keep the exact bits. A raw array is written all-int when every
-// word qualifies, else all-float (a NaN word inside it then loses its payload). Throws for strings that text cannot hold
+// word qualifies or any word is a NaN (an int array holding e.g. -233), else all-float;
+// either way every word reads back with its exact bits. Throws for strings that text cannot hold
 // (quotes, line breaks, NUL, over 255 bytes) and ids outside 0..31.
 std::string format_param(const ParamDict& pd, int id);
 

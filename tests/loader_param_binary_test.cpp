@@ -156,6 +156,9 @@ TEST(LoaderParamBinary, RawWordsSurviveText) {
     }
     pd.set_raw(2, ints);
     pd.set_raw(3, floats);
+    // An int array holding a NaN-shaped word (-233) next to a large int stays exact.
+    floats.push_back(static_cast<uint32_t>(-233));
+    pd.set_raw(4, floats);
     ParamDict back;
     for (int id : pd.ids()) parse_param_token(format_param(pd, id), back, "test");
     ASSERT_TRUE(pd.same_encoding(back)) << format_param(pd, 0) << " " << format_param(pd, 3);
