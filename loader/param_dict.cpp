@@ -1,10 +1,21 @@
 #include "loader/param_dict.h"
 
+#include <climits>
+#include <cmath>
 #include <cstring>
 
 namespace jitconv {
 
 namespace {
+
+// Truncates toward zero, saturating at the int range; NaN gives 0 (a plain cast would
+// be undefined behaviour for values a hostile file can hold).
+int float_to_int(float f) {
+  if (std::isnan(f)) return 0;
+  if (f >= 2147483648.f) return INT_MAX;
+  if (f <= -2147483648.f) return INT_MIN;
+  return static_cast<int>(f);
+}
 
 float word_to_float(uint32_t word) {
   float f;
@@ -41,7 +52,7 @@ int ParamDict::get(int id, int def) const {
   if (it == values_.end()) return def;
   const Value& v = it->second;
   if (v.type == Type::int_value) return v.i;
-  if (v.type == Type::float_value) return static_cast<int>(v.f);
+  if (v.type == Type::float_value) return float_to_int(v.f);
   if (v.type == Type::raw_value) return static_cast<int>(v.word);
   return def;
 }
@@ -78,10 +89,14 @@ std::vector<int> ParamDict::get_ints(int id, const std::vector<int>& def) const 
   const Value& v = it->second;
   switch (v.type) {
     case Type::int_array: return v.ints;
-    case Type::float_array: return std::vector<int>(v.floats.begin(), v.floats.end());
+    case Type::float_array: {
+      std::vector<int> result(v.floats.size());
+      for (size_t i = 0; i < result.size(); i++) result[i] = float_to_int(v.floats[i]);
+      return result;
+    }
     case Type::raw_array: return std::vector<int>(v.raw_words.begin(), v.raw_words.end());
     case Type::int_value: return {v.i};
-    case Type::float_value: return {static_cast<int>(v.f)};
+    case Type::float_value: return {float_to_int(v.f)};
     case Type::raw_value: return {static_cast<int>(v.word)};
     default: return def;
   }

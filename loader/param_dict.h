@@ -3,7 +3,7 @@
 // Values are ints, floats, int/float arrays, short strings, or raw 32-bit words. Unlike
 // ncnn, asking for a float from a value written as an int (or the reverse) converts it
 // instead of reinterpreting the bits, so `1=1` and `1=1.0` mean the same to a float
-// parameter.
+// parameter. Float-to-int conversion truncates toward zero and saturates (NaN gives 0).
 //
 // Raw values come from the binary .param format, which stores every scalar and array
 // element as an untyped 4-byte word: get(id, int) returns the word as an int,
