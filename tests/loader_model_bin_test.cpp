@@ -390,21 +390,37 @@ TEST(LoaderModelBin, WriterRejectsMismatchedStorage) {
 }
 
 TEST(LoaderModelBin, WriterFlattensPackedAndPaddedMats) {
-  // A 3-D Mat with channel padding and elempack 4 writes its scalars in ncnn order.
-  Mat m(3, 1, 8);  // w=3, h=1, c=8: cstep pads each channel to 16 floats
-  for (int q = 0; q < 8; q++)
-    for (int i = 0; i < 3; i++) m.channel(q)[i] = static_cast<float>(q * 10 + i);
-  Mat packed;
+  // 3-D Mats with channel padding, at every elempack, write their scalars in ncnn order
+  // (channel by channel), for fp32 and int8 alike.
+  const int w = 3, h = 1, c = 16;
+  Mat f(w, h, c);
+  Mat q(w, h, c, size_t{1}, 1);
+  for (int ch = 0; ch < c; ch++)
+    for (int i = 0; i < w * h; i++) {
+      f.channel(ch)[i] = static_cast<float>(ch * 10 + i);
+      static_cast<int8_t*>(q.channel(ch).data)[i] = static_cast<int8_t>(ch * 5 - i);
+    }
   Option opt;
-  convert_packing(m, packed, 4, opt);
-  ASSERT_EQ(packed.elempack, 4);
-  ModelBinWriter writer;
-  writer.write(packed, 1, Storage::fp32);
-  ASSERT_EQ(writer.size(), 24u * 4);
-  DataReaderFromMemory reader(writer.bytes().data(), writer.size());
-  Mat back = ModelBinFromDataReader(reader).load(24, 1);
-  for (int q = 0; q < 8; q++)
-    for (int i = 0; i < 3; i++) EXPECT_EQ(back[q * 3 + i], q * 10 + i);
+  for (int elempack : {1, 4, 8, 16}) {
+    Mat f_packed, q_packed;
+    convert_packing(f, f_packed, elempack, opt);
+    convert_packing(q, q_packed, elempack, opt);
+    ASSERT_EQ(f_packed.elempack, elempack);
+    ASSERT_EQ(q_packed.elempack, elempack);
+    ModelBinWriter writer;
+    writer.write(f_packed, 1, Storage::fp32);
+    writer.write(q_packed, 0, Storage::int8);
+    ASSERT_EQ(writer.size(), static_cast<size_t>(w * h * c) * 4 + 4 + static_cast<size_t>(w * h * c));
+    DataReaderFromMemory reader(writer.bytes().data(), writer.size());
+    ModelBinFromDataReader mb(reader);
+    Mat back = mb.load(w * h * c, 1);
+    Mat back_q = mb.load(w * h * c, 0);
+    for (int ch = 0; ch < c; ch++)
+      for (int i = 0; i < w * h; i++) {
+        EXPECT_EQ(back[ch * w * h + i], ch * 10 + i) << "elempack " << elempack;
+        EXPECT_EQ(static_cast<const int8_t*>(back_q.data)[ch * w * h + i], ch * 5 - i) << "elempack " << elempack;
+      }
+  }
 }
 
 }  // namespace
