@@ -1,13 +1,42 @@
 #include "loader/model_bin.h"
 
+#include <climits>
+#include <initializer_list>
+
 #include "runtime/error.h"
 
 namespace jitconv {
 
-Mat ModelBin::load(int w, int h, int type) const { return load(w * h, type).reshape(w, h); }
-Mat ModelBin::load(int w, int h, int c, int type) const { return load(w * h * c, type).reshape(w, h, c); }
+namespace {
+
+// w*h*d*c as an int, or an Error when a shape from a (possibly hostile) .param file
+// does not fit.
+int checked_count(int w, int h, int d, int c) {
+  if (w < 0 || h < 0 || d < 0 || c < 0) fail("ModelBin: negative weight shape ", w, "x", h, "x", d, "x", c);
+  long long count = 1;
+  for (int extent : {w, h, d, c}) {
+    count *= extent;  // both factors are at most INT_MAX, so this cannot overflow
+    if (count > INT_MAX)
+      fail("ModelBin: weight shape ", w, "x", h, "x", d, "x", c, " holds more than ", INT_MAX, " values");
+  }
+  return static_cast<int>(count);
+}
+
+}  // namespace
+
+Mat ModelBin::load(int w, int h, int type) const {
+  Mat m = load(checked_count(w, h, 1, 1), type);
+  return m.empty() ? m : m.reshape(w, h);
+}
+
+Mat ModelBin::load(int w, int h, int c, int type) const {
+  Mat m = load(checked_count(w, h, 1, c), type);
+  return m.empty() ? m : m.reshape(w, h, c);
+}
+
 Mat ModelBin::load(int w, int h, int d, int c, int type) const {
-  return load(w * h * d * c, type).reshape(w, h, d, c);
+  Mat m = load(checked_count(w, h, d, c), type);
+  return m.empty() ? m : m.reshape(w, h, d, c);
 }
 
 Mat ModelBinFromMatArray::load(int w, int type) const {

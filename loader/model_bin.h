@@ -4,11 +4,20 @@
 //         quantization table + uint8 indices); type 1: raw fp32 with no flag.
 // See loader/model_bin_reader.h for the .bin decoder.
 #pragma once
+#include <cstdint>
 #include <vector>
 
 #include "runtime/mat.h"
 
 namespace jitconv {
+
+// Storage flags of a type-0 weight buffer in a .bin file (the first 4 bytes, read as a
+// little-endian word). A flag of four zero bytes also means raw fp32; any other flag
+// means a 256-entry fp32 table followed by one uint8 index per value. Every buffer is
+// padded to a multiple of 4 bytes.
+constexpr uint32_t kModelBinFp16Tag = 0x01306B47;
+constexpr uint32_t kModelBinInt8Tag = 0x000D4B38;
+constexpr uint32_t kModelBinFp32Tag = 0x0002C056;
 
 class ModelBin {
  public:

@@ -1,12 +1,50 @@
 #include "loader/param_dict.h"
 
+#include <climits>
+#include <cmath>
 #include <cstring>
 
 namespace jitconv {
 
+namespace {
+
+// Truncates toward zero, saturating at the int range; NaN gives 0 (a plain cast would
+// be undefined behaviour for values a hostile file can hold).
+int float_to_int(float f) {
+  if (std::isnan(f)) return 0;
+  if (f >= 2147483648.f) return INT_MAX;
+  if (f <= -2147483648.f) return INT_MIN;
+  return static_cast<int>(f);
+}
+
+float word_to_float(uint32_t word) {
+  float f;
+  memcpy(&f, &word, 4);
+  return f;
+}
+
+uint32_t float_to_word(float f) {
+  uint32_t word;
+  memcpy(&word, &f, 4);
+  return word;
+}
+
+Mat words_to_mat(const void* words, size_t count) {
+  Mat m(static_cast<int>(count));
+  if (count) memcpy(m.data, words, count * 4);
+  return m;
+}
+
+}  // namespace
+
 ParamDict::Type ParamDict::type(int id) const {
   auto it = values_.find(id);
   return it == values_.end() ? Type::none : it->second.type;
+}
+
+bool ParamDict::is_array(int id) const {
+  const Type t = type(id);
+  return t == Type::int_array || t == Type::float_array || t == Type::raw_array;
 }
 
 int ParamDict::get(int id, int def) const {
@@ -14,7 +52,8 @@ int ParamDict::get(int id, int def) const {
   if (it == values_.end()) return def;
   const Value& v = it->second;
   if (v.type == Type::int_value) return v.i;
-  if (v.type == Type::float_value) return static_cast<int>(v.f);
+  if (v.type == Type::float_value) return float_to_int(v.f);
+  if (v.type == Type::raw_value) return static_cast<int>(v.word);
   return def;
 }
 
@@ -24,6 +63,7 @@ float ParamDict::get(int id, float def) const {
   const Value& v = it->second;
   if (v.type == Type::float_value) return v.f;
   if (v.type == Type::int_value) return static_cast<float>(v.i);
+  if (v.type == Type::raw_value) return word_to_float(v.word);
   return def;
 }
 
@@ -31,16 +71,9 @@ Mat ParamDict::get(int id, const Mat& def) const {
   auto it = values_.find(id);
   if (it == values_.end()) return def;
   const Value& v = it->second;
-  if (v.type == Type::int_array) {
-    Mat m(static_cast<int>(v.ints.size()));
-    if (!v.ints.empty()) memcpy(m.data, v.ints.data(), v.ints.size() * 4);
-    return m;
-  }
-  if (v.type == Type::float_array) {
-    Mat m(static_cast<int>(v.floats.size()));
-    if (!v.floats.empty()) memcpy(m.data, v.floats.data(), v.floats.size() * 4);
-    return m;
-  }
+  if (v.type == Type::int_array) return words_to_mat(v.ints.data(), v.ints.size());
+  if (v.type == Type::float_array) return words_to_mat(v.floats.data(), v.floats.size());
+  if (v.type == Type::raw_array) return words_to_mat(v.raw_words.data(), v.raw_words.size());
   return def;
 }
 
@@ -54,58 +87,92 @@ std::vector<int> ParamDict::get_ints(int id, const std::vector<int>& def) const 
   auto it = values_.find(id);
   if (it == values_.end()) return def;
   const Value& v = it->second;
-  if (v.type == Type::int_array) return v.ints;
-  if (v.type == Type::float_array) return std::vector<int>(v.floats.begin(), v.floats.end());
-  if (v.type == Type::int_value) return {v.i};
-  if (v.type == Type::float_value) return {static_cast<int>(v.f)};
-  return def;
+  switch (v.type) {
+    case Type::int_array: return v.ints;
+    case Type::float_array: {
+      std::vector<int> result(v.floats.size());
+      for (size_t i = 0; i < result.size(); i++) result[i] = float_to_int(v.floats[i]);
+      return result;
+    }
+    case Type::raw_array: return std::vector<int>(v.raw_words.begin(), v.raw_words.end());
+    case Type::int_value: return {v.i};
+    case Type::float_value: return {float_to_int(v.f)};
+    case Type::raw_value: return {static_cast<int>(v.word)};
+    default: return def;
+  }
 }
 
 std::vector<float> ParamDict::get_floats(int id, const std::vector<float>& def) const {
   auto it = values_.find(id);
   if (it == values_.end()) return def;
   const Value& v = it->second;
-  if (v.type == Type::float_array) return v.floats;
-  if (v.type == Type::int_array) return std::vector<float>(v.ints.begin(), v.ints.end());
-  if (v.type == Type::float_value) return {v.f};
-  if (v.type == Type::int_value) return {static_cast<float>(v.i)};
-  return def;
+  switch (v.type) {
+    case Type::float_array: return v.floats;
+    case Type::int_array: return std::vector<float>(v.ints.begin(), v.ints.end());
+    case Type::raw_array: {
+      std::vector<float> result(v.raw_words.size());
+      for (size_t i = 0; i < result.size(); i++) result[i] = word_to_float(v.raw_words[i]);
+      return result;
+    }
+    case Type::float_value: return {v.f};
+    case Type::int_value: return {static_cast<float>(v.i)};
+    case Type::raw_value: return {word_to_float(v.word)};
+    default: return def;
+  }
 }
 
-void ParamDict::set(int id, int value) {
+ParamDict::Value& ParamDict::reset(int id, Type type) {
   Value& v = values_[id] = Value();
-  v.type = Type::int_value;
-  v.i = value;
+  v.type = type;
+  return v;
 }
 
-void ParamDict::set(int id, float value) {
-  Value& v = values_[id] = Value();
-  v.type = Type::float_value;
-  v.f = value;
-}
+void ParamDict::set(int id, int value) { reset(id, Type::int_value).i = value; }
+void ParamDict::set(int id, float value) { reset(id, Type::float_value).f = value; }
+void ParamDict::set(int id, const std::vector<int>& values) { reset(id, Type::int_array).ints = values; }
+void ParamDict::set(int id, const std::vector<float>& values) { reset(id, Type::float_array).floats = values; }
+void ParamDict::set(int id, const std::string& value) { reset(id, Type::string_value).s = value; }
+void ParamDict::set_raw(int id, uint32_t word) { reset(id, Type::raw_value).word = word; }
+void ParamDict::set_raw(int id, const std::vector<uint32_t>& words) { reset(id, Type::raw_array).raw_words = words; }
 
-void ParamDict::set(int id, const std::vector<int>& values) {
-  Value& v = values_[id] = Value();
-  v.type = Type::int_array;
-  v.ints = values;
-}
-
-void ParamDict::set(int id, const std::vector<float>& values) {
-  Value& v = values_[id] = Value();
-  v.type = Type::float_array;
-  v.floats = values;
-}
-
-void ParamDict::set(int id, const std::string& value) {
-  Value& v = values_[id] = Value();
-  v.type = Type::string_value;
-  v.s = value;
+std::vector<uint32_t> ParamDict::words(int id) const {
+  auto it = values_.find(id);
+  if (it == values_.end()) return {};
+  const Value& v = it->second;
+  switch (v.type) {
+    case Type::int_value: return {static_cast<uint32_t>(v.i)};
+    case Type::float_value: return {float_to_word(v.f)};
+    case Type::raw_value: return {v.word};
+    case Type::int_array: return std::vector<uint32_t>(v.ints.begin(), v.ints.end());
+    case Type::float_array: {
+      std::vector<uint32_t> result(v.floats.size());
+      for (size_t i = 0; i < result.size(); i++) result[i] = float_to_word(v.floats[i]);
+      return result;
+    }
+    case Type::raw_array: return v.raw_words;
+    default: return {};
+  }
 }
 
 std::vector<int> ParamDict::ids() const {
   std::vector<int> result;
   for (const auto& kv : values_) result.push_back(kv.first);
   return result;
+}
+
+bool ParamDict::same_encoding(const ParamDict& other) const {
+  if (ids() != other.ids()) return false;
+  for (const auto& kv : values_) {
+    const int id = kv.first;
+    const bool string_here = kv.second.type == Type::string_value;
+    if (string_here != (other.type(id) == Type::string_value)) return false;
+    if (string_here) {
+      if (kv.second.s != other.get(id, std::string())) return false;
+      continue;
+    }
+    if (is_array(id) != other.is_array(id) || words(id) != other.words(id)) return false;
+  }
+  return true;
 }
 
 }  // namespace jitconv
