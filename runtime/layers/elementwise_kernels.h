@@ -52,7 +52,7 @@ enum class RowMode {
 }  // namespace layers
 
 JITCONV_SIMD_DECLARE(void, unary_inplace, (const layers::UnaryOp& op, const layers::FloatRows& rows, int num_threads))
-// out[i] = op(a, b) for i < n with each operand read as its mode says.
+// out[i] = op(a, b) for i < n with each operand read as its mode says; out may be a.
 JITCONV_SIMD_DECLARE(void, binary_row, (layers::BinaryKind op, const float* a, layers::RowMode a_mode, const float* b,
                                         layers::RowMode b_mode, float* out, long n))
 // x[i] = op(x[i], b) in place.

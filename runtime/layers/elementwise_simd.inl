@@ -92,8 +92,25 @@ void row_pp(const float* pa, const float* pb, float* out, long n) {
   for (long i = 0; i < n; i++) out[i] = r[i % 16];
 }
 
+// out[i] = op(out[i], b[i]): one pointer for the read and the write, so the loop needs
+// no run-time aliasing check.
+template <typename Op>
+void row_inplace_v(float* out, const float* b, long n) {
+  for (long i = 0; i < n; i++) out[i] = Op::f(out[i], b[i]);
+}
+
+template <typename Op>
+void row_inplace_p(float* out, const float* pat, long n) {
+  long i = 0;
+  for (; i + 16 <= n; i += 16)
+    for (int j = 0; j < 16; j++) out[i + j] = Op::f(out[i + j], pat[j]);
+  for (int j = 0; i + j < n; j++) out[i + j] = Op::f(out[i + j], pat[j]);
+}
+
 template <typename Op>
 void row_dispatch(const float* a, RowMode am, const float* b, RowMode bm, float* out, long n) {
+  if (a == out && am == RowMode::contiguous)
+    return bm == RowMode::contiguous ? row_inplace_v<Op>(out, b, n) : row_inplace_p<Op>(out, b, n);
   if (am == RowMode::contiguous && bm == RowMode::contiguous) return row_vv<Op>(a, b, out, n);
   if (am == RowMode::contiguous) return row_vp<Op>(a, b, out, n);
   if (bm == RowMode::contiguous) return row_pv<Op>(a, b, out, n);
