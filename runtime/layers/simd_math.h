@@ -43,6 +43,37 @@ inline float exp_f(float x) {
   return p * bits_to_float(static_cast<uint32_t>(e) << 23);
 }
 
+inline uint32_t float_to_bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+// ln(x) for positive normal x: x = m * 2^e with m in [sqrt(1/2), sqrt(2)), then a
+// degree-8 polynomial in m - 1 (Cephes logf, ~2 ulp).
+inline float log_f(float x) {
+  const uint32_t u = float_to_bits(x);
+  float e = static_cast<float>(static_cast<int32_t>(u >> 23) - 126);
+  float m = bits_to_float((u & 0x007fffffu) | 0x3f000000u);  // [0.5, 1)
+  const bool small = m < 0.707106781186547524f;
+  e = small ? e - 1.f : e;
+  m = small ? m + m - 1.f : m - 1.f;
+  const float z = m * m;
+  float p = 7.0376836292e-2f;
+  p = p * m - 1.1514610310e-1f;
+  p = p * m + 1.1676998740e-1f;
+  p = p * m - 1.2420140846e-1f;
+  p = p * m + 1.4249322787e-1f;
+  p = p * m - 1.6668057665e-1f;
+  p = p * m + 2.0000714765e-1f;
+  p = p * m - 2.4999993993e-1f;
+  p = p * m + 3.3333331174e-1f;
+  float y = p * m * z;
+  y += e * -2.12194440e-4f;
+  y -= 0.5f * z;
+  return m + y + e * 0.693359375f;
+}
+
 inline float sigmoid_f(float x) { return 1.f / (1.f + exp_f(-x)); }
 
 // x * tanh(softplus(x)) = x * n / (n + 2) with n = e^x (e^x + 2); beyond x = 20 the
