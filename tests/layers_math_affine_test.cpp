@@ -50,6 +50,13 @@ TEST(MathAffine, ScaleFromSecondBlob) {
   }
 }
 
+TEST(MathAffine, ScaleBlobWithItsOwnElempack) {
+  ParamDict pd;
+  pd.set(0, -233);
+  expect_mixed_packs_match("Scale", pd, {random_mat(6, 5, 32, 1u), random_mat(32, 2u)}, {16, 4});
+  expect_mixed_packs_match("Scale", pd, {random_mat(6, 5, 32, 1u), random_mat(1, 1, 32, 2u)}, {8, 16});
+}
+
 TEST(MathAffine, BiasMatchesReference) {
   uint32_t seed = 500;
   for (const ShapeCase& s : elementwise_shapes()) {

@@ -72,6 +72,26 @@ TEST(MathBinaryOp, WithScalarMatchesReference) {
   }
 }
 
+TEST(MathBinaryOp, OperandsWithDifferentElempacks) {
+  ParamDict sub;
+  sub.set(0, 1);
+  // Same channel count, different packing; per-channel 1-D and [1,1,c] operands.
+  expect_mixed_packs_match("BinaryOp", sub, {random_mat(7, 5, 32, 1u), random_mat(7, 5, 32, 2u)}, {16, 4});
+  expect_mixed_packs_match("BinaryOp", sub, {random_mat(7, 5, 32, 1u), random_mat(32, 2u)}, {8, 16});
+  expect_mixed_packs_match("BinaryOp", sub, {random_mat(32, 1u), random_mat(6, 3, 32, 2u)}, {4, 16});
+  expect_mixed_packs_match("BinaryOp", sub, {random_mat(1, 1, 32, 1u), random_mat(6, 3, 32, 2u)}, {1, 8});
+  expect_mixed_packs_match("BinaryOp", sub, {random_mat(9, 24, 1u), random_mat(9, 24, 2u)}, {8, 4});
+  expect_mixed_packs_match("BinaryOp", sub, {random_mat4(3, 2, 4, 16, 1u), random_mat4(3, 2, 4, 16, 2u)}, {4, 16});
+}
+
+TEST(MathEltwise, InputsWithDifferentElempacks) {
+  ParamDict sum;
+  sum.set(0, 1);
+  sum.set(1, std::vector<float>{2.f, -1.f, 0.5f});
+  expect_mixed_packs_match("Eltwise", sum, {random_mat(5, 4, 16, 1u), random_mat(5, 4, 16, 2u), random_mat(5, 4, 16, 3u)},
+                           {16, 4, 1});
+}
+
 TEST(MathBinaryOp, RejectsShapesThatDoNotBroadcast) {
   auto run = [](const Mat& a, const Mat& b) {
     std::unique_ptr<Layer> layer = create_layer("BinaryOp");

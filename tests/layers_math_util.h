@@ -58,5 +58,46 @@ std::string error_of(F f) {
   return "";
 }
 
+// Runs `type` on `inputs` each packed to its own elempack (as a network may hand them
+// over: LayerTester packs every input alike) on every ISA, and compares with the
+// reference on the unpacked inputs.
+inline void expect_mixed_packs_match(const std::string& type, const ParamDict& pd, const std::vector<Mat>& inputs,
+                                     const std::vector<int>& packs, float tolerance = 1e-5f) {
+  auto run = [&](Layer& layer, const std::vector<Mat>& in) {
+    Option opt;
+    opt.num_threads = 2;
+    layer.load_param(pd);
+    layer.create_pipeline(opt);
+    std::vector<Mat> out;
+    if (layer.support_inplace) {
+      for (const Mat& m : in) out.push_back(m.clone());
+      layer.forward_inplace(out, opt);
+    } else {
+      layer.forward(in, out, opt);
+    }
+    return out.at(0);
+  };
+  std::unique_ptr<Layer> ref = create_reference_layer(type);
+  const Mat expected = run(*ref, inputs);
+  for (Isa isa : available_isas()) {
+    IsaGuard guard(isa);
+    SCOPED_TRACE(type + " isa=" + isa_name(isa));
+    std::vector<Mat> packed(inputs.size());
+    for (size_t i = 0; i < inputs.size(); i++) convert_packing(inputs[i], packed[i], packs.at(i), Option());
+    std::unique_ptr<Layer> layer = create_layer(type);
+    Mat got;
+    convert_packing(run(*layer, packed), got, 1, Option());
+    ASSERT_EQ(got.dims, expected.dims);
+    ASSERT_EQ(got.w, expected.w);
+    ASSERT_EQ(got.h, expected.h);
+    ASSERT_EQ(got.d, expected.d);
+    ASSERT_EQ(got.c, expected.c);
+    const std::vector<float> a = dense_values(got), b = dense_values(expected);
+    const ErrorStats e = compare(a.data(), b.data(), a.size());
+    EXPECT_FALSE(e.has_nan);
+    EXPECT_LE(e.max_rel(), tolerance) << "at scalar " << e.worst_index;
+  }
+}
+
 }  // namespace test
 }  // namespace jitconv
