@@ -129,7 +129,8 @@ class BinaryOp final : public Layer {
     const long chunks = (n + kChunk - 1) / kChunk;
     const long items = channel_count(blob) * chunks;
     const BinaryKind kind = static_cast<BinaryKind>(op_type_);
-#pragma omp parallel for num_threads(opt.num_threads)
+    const int threads = thread_count(opt, static_cast<size_t>(n) * channel_count(blob));
+#pragma omp parallel for num_threads(threads)
     for (long item = 0; item < items; item++) {
       const long begin = item % chunks * kChunk;
       float* x = channel_ptr(blob, static_cast<int>(item / chunks)) + begin;
@@ -206,7 +207,8 @@ class BinaryOp final : public Layer {
     const long rows = static_cast<long>(outer) * depth * height;
     const BinaryKind kind = static_cast<BinaryKind>(op_type_);
 
-#pragma omp parallel num_threads(opt.num_threads)
+    const int threads = thread_count(opt, static_cast<size_t>(rows) * n);
+#pragma omp parallel num_threads(threads)
     {
       float pattern_a[16], pattern_b[16];
       std::vector<float> expand_a, expand_b;

@@ -24,7 +24,7 @@ void channel_affine(const Layer& layer, Mat& blob, const float* scale, const flo
   const long inner = blob.dims == 2 ? blob.w : static_cast<long>(plane_elements(blob));
   const long stride = blob.dims == 2 ? static_cast<long>(blob.w) * lanes : static_cast<long>(blob.cstep) * lanes;
   float* data = static_cast<float*>(blob.data);
-#pragma omp parallel for num_threads(opt.num_threads)
+#pragma omp parallel for num_threads(thread_count(opt, static_cast<size_t>(outer) * inner * lanes))
   for (int q = 0; q < outer; q++) {
     JITCONV_SIMD_CALL(affine_lanes, data + q * stride, inner, lanes, scale ? scale + q * lanes : nullptr,
                       bias ? bias + q * lanes : nullptr);

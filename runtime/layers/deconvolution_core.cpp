@@ -191,7 +191,8 @@ void DeconvolutionLayer::forward_grouped(const Mat& in, Mat& full, const Option&
   UnaryOp act_op;
   const UnaryOp* act = unary_from_activation(activation_, act_op) ? &act_op : nullptr;
 
-#pragma omp parallel num_threads(opt.num_threads)
+  const int threads = thread_count(opt, static_cast<size_t>(num_output_) * maxk * in_g * n);
+#pragma omp parallel num_threads(threads)
   {
     std::vector<float> columns(static_cast<size_t>(chunk) * maxk * n);
 #pragma omp for schedule(dynamic)
@@ -221,7 +222,8 @@ void DeconvolutionLayer::forward_depthwise(const Mat& in, Mat& full, const Optio
   const long full_elems = static_cast<long>(full.w) * full.h;
   UnaryOp act_op;
   const UnaryOp* act = unary_from_activation(activation_, act_op) ? &act_op : nullptr;
-#pragma omp parallel for num_threads(opt.num_threads)
+#pragma omp parallel for num_threads(thread_count(opt, static_cast<size_t>(in.c) * full_elems * lanes * \
+                                                   kernel_w_ * kernel_h_))
   for (int q = 0; q < in.c; q++) {
     float* out = channel_ptr(full, q);
     for (long i = 0; i < full_elems; i++)
@@ -241,7 +243,7 @@ void DeconvolutionLayer::crop(const Mat& full, const OutputWindow& win, Mat& top
   create_blob(out, 3, win.out_w, win.out_h, 1, full.c, lanes,
               lanes == out_elempack ? opt.blob_allocator : opt.workspace_allocator);
   const size_t es = static_cast<size_t>(lanes) * sizeof(float);
-#pragma omp parallel for num_threads(opt.num_threads)
+#pragma omp parallel for num_threads(thread_count(opt, static_cast<size_t>(full.c) * win.out_w * win.out_h * lanes))
   for (int q = 0; q < full.c; q++) {
     const float* src = channel_ptr(full, q);
     float* dst = channel_ptr(out, q);

@@ -53,7 +53,7 @@ class Eltwise final : public Layer {
     const long n = static_cast<long>(plane_elements(first)) * first.elempack;
     const long chunks = (n + kChunk - 1) / kChunk;
     const long items = channel_count(first) * chunks;
-#pragma omp parallel for num_threads(opt.num_threads)
+#pragma omp parallel for num_threads(thread_count(opt, static_cast<size_t>(items) * kChunk))
     for (long item = 0; item < items; item++) {
       const int q = static_cast<int>(item / chunks);
       const long begin = item % chunks * kChunk;

@@ -90,12 +90,13 @@ class InnerProduct final : public Layer {
       create_blob(out, 1, num_output_, 1, 1, 1, 1, opt.blob_allocator);
     const InnerProductJob job{packed_weight_.data(), packed_bias_.data(), static_cast<const float*>(flat.data),
                               static_cast<long>(num_input_), static_cast<float*>(out.data),
-                              static_cast<long>(num_output_), rows, num_input_, num_output_, blocks_, opt.num_threads};
+                              static_cast<long>(num_output_), rows, num_input_, num_output_, blocks_,
+                              thread_count(opt, static_cast<size_t>(rows) * num_input_ * num_output_)};
     JITCONV_SIMD_CALL(innerproduct_kernel, job);
     UnaryOp act;
     if (unary_from_activation(activation_, act)) {
       const FloatRows all{static_cast<float*>(out.data), 1, static_cast<long>(num_output_) * rows, 0};
-      JITCONV_SIMD_CALL(unary_inplace, act, all, opt.num_threads);
+      JITCONV_SIMD_CALL(unary_inplace, act, all, thread_count(opt, static_cast<size_t>(num_output_) * rows));
     }
 
     if (rows_mode) {

@@ -140,7 +140,7 @@ class Interp final : public Layer {
       Mat out;
       create_blob(out, 3, outw, outh, 1, in.w, lanes, opt.blob_allocator);
       const long n = static_cast<long>(outw) * outh;
-#pragma omp parallel for num_threads(opt.num_threads)
+#pragma omp parallel for num_threads(thread_count(opt, static_cast<size_t>(n) * in.w * lanes))
       for (int q = 0; q < in.w; q++) {
         const float* v = static_cast<const float*>(in.data) + q * lanes;
         float* dst = channel_ptr(out, q);
@@ -175,7 +175,7 @@ class Interp final : public Layer {
       const float hs = size_h ? static_cast<float>(h) / outh : 1.f / height_scale_;
       std::vector<int> xs(outw);
       for (int x = 0; x < outw; x++) xs[x] = std::min(static_cast<int>(x * ws), w - 1);
-#pragma omp parallel for num_threads(opt.num_threads)
+#pragma omp parallel for num_threads(thread_count(opt, static_cast<size_t>(channels) * outw * outh * lanes))
       for (int q = 0; q < channels; q++) {
         const float* src = src_channel(q);
         float* dst = dst_channel(q);
@@ -194,7 +194,8 @@ class Interp final : public Layer {
     const AxisTaps tx = cubic ? cubic_taps(w, outw, align_corner_) : linear_taps(w, outw, align_corner_);
     const AxisTaps ty = cubic ? cubic_taps(h, outh, align_corner_) : linear_taps(h, outh, align_corner_);
     const long row_floats = static_cast<long>(outw) * lanes;
-#pragma omp parallel num_threads(opt.num_threads)
+    const int threads = thread_count(opt, static_cast<size_t>(channels) * (h + outh) * row_floats * tx.taps);
+#pragma omp parallel num_threads(threads)
     {
       std::vector<float> rows(static_cast<size_t>(h) * row_floats);  // every source row, resized along w
 #pragma omp for

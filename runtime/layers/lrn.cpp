@@ -38,7 +38,8 @@ class LRN final : public Layer {
     const int w = blob.w, h = blob.h, c = blob.c;
     const long size = static_cast<long>(w) * h;
     Mat squares(w, h, c, 4u, 1, opt.workspace_allocator);
-#pragma omp parallel for num_threads(opt.num_threads)
+    const int threads = thread_count(opt, static_cast<size_t>(size) * c * local_size_);
+#pragma omp parallel for num_threads(threads)
     for (int q = 0; q < c; q++) {
       const float* x = channel_ptr(blob, q);
       float* s = channel_ptr(squares, q);
@@ -48,7 +49,7 @@ class LRN final : public Layer {
     if (region_type_ == 0) {
       const float alpha_div = alpha_ / local_size_;
       const int half = local_size_ / 2;
-#pragma omp parallel num_threads(opt.num_threads)
+#pragma omp parallel num_threads(threads)
       {
         std::vector<float> sum(size);
 #pragma omp for
@@ -67,7 +68,7 @@ class LRN final : public Layer {
     // Within channel: a separable box sum of the squares, zero outside the plane.
     const float alpha_div = alpha_ / (local_size_ * local_size_);
     const int before = local_size_ / 2;
-#pragma omp parallel num_threads(opt.num_threads)
+#pragma omp parallel num_threads(threads)
     {
       std::vector<float> rows(size), sum(size);
 #pragma omp for

@@ -14,6 +14,15 @@
 namespace jitconv {
 namespace layers {
 
+// Threads worth starting for a loop over `work` scalars (or multiply-adds): forking a
+// team costs more than a small loop, so small blobs run on the calling thread.
+constexpr size_t kMinWorkPerThread = 8192;
+inline int thread_count(const Option& opt, size_t work) {
+  const size_t useful = work / kMinWorkPerThread;
+  const size_t allowed = opt.num_threads > 1 ? static_cast<size_t>(opt.num_threads) : 1;
+  return static_cast<int>(useful < 1 ? 1 : useful < allowed ? useful : allowed);
+}
+
 // "<Type> <name>" for error messages.
 inline std::string layer_label(const Layer& layer) { return layer.type + " " + layer.name; }
 

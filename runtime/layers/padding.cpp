@@ -136,7 +136,7 @@ class Padding final : public Layer {
     create_blob(out, dims, outw, outh, outd, outc / lanes, lanes, opt.blob_allocator);
     const size_t in_plane = static_cast<size_t>(w) * h * lanes, out_plane = static_cast<size_t>(outw) * outh * lanes;
 
-#pragma omp parallel for num_threads(opt.num_threads)
+#pragma omp parallel for num_threads(thread_count(opt, out_plane * out.c * outd))
     for (int q = 0; q < out.c; q++) {
       float values[16];
       for (int l = 0; l < lanes; l++) values[l] = per_channel_size_ ? per_channel_[q * lanes + l] : value_;

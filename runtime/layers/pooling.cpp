@@ -66,7 +66,7 @@ class Pooling final : public Layer {
       Mat out;
       create_blob(out, 1, bottom.c, 1, 1, 1, lanes, opt.blob_allocator);
       const long count = static_cast<long>(plane_elements(bottom));
-#pragma omp parallel for num_threads(opt.num_threads)
+#pragma omp parallel for num_threads(thread_count(opt, static_cast<size_t>(count) * bottom.c * lanes))
       for (int q = 0; q < bottom.c; q++)
         JITCONV_SIMD_CALL(pool_global_channel, channel_ptr(bottom, q), count, lanes, is_max,
                           static_cast<float*>(out.data) + q * lanes);
@@ -76,7 +76,7 @@ class Pooling final : public Layer {
     if (adaptive_) {
       Mat out;
       create_blob(out, 3, out_w_, out_h_, 1, bottom.c, lanes, opt.blob_allocator);
-#pragma omp parallel for num_threads(opt.num_threads)
+#pragma omp parallel for num_threads(thread_count(opt, plane_elements(bottom) * bottom.c * lanes))
       for (int q = 0; q < bottom.c; q++) {
         const PoolAdaptiveJob job{channel_ptr(bottom, q), channel_ptr(out, q), bottom.w, bottom.h, lanes,
                                   out_w_, out_h_, is_max};
@@ -90,7 +90,8 @@ class Pooling final : public Layer {
     plan_windows(bottom.w, bottom.h, base);
     Mat out;
     create_blob(out, 3, base.outw, base.outh, 1, bottom.c, lanes, opt.blob_allocator);
-#pragma omp parallel for num_threads(opt.num_threads)
+    const size_t work = static_cast<size_t>(base.outw) * base.outh * bottom.c * lanes * kernel_w_ * kernel_h_;
+#pragma omp parallel for num_threads(thread_count(opt, work))
     for (int q = 0; q < bottom.c; q++) {
       PoolWindowJob job = base;
       job.src = channel_ptr(bottom, q);

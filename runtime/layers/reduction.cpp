@@ -94,6 +94,7 @@ class Reduction final : public Layer {
         }
     };
 
+    const int threads = thread_count(opt, plane_elements(in) * channel_count(in) * lanes);
     float* dst = static_cast<float*>(out.data);
     // Reducing only c of a 4-D blob keeps w, h, d: the output is 3-D with d as channels,
     // so the dense [d][h][w] result is spread over the padded channels afterwards.
@@ -104,12 +105,12 @@ class Reduction final : public Layer {
       dst = static_cast<float*>(dense.data);
     }
     if (!plan.rg) {
-#pragma omp parallel for num_threads(opt.num_threads)
+#pragma omp parallel for num_threads(threads)
       for (int g = 0; g < G; g++) reduce_group(g, dst + g * out_stride);
     } else {
       Mat partial(static_cast<int>(block), G, 4u, 1, opt.workspace_allocator);
       float* part = static_cast<float*>(partial.data);
-#pragma omp parallel for num_threads(opt.num_threads)
+#pragma omp parallel for num_threads(threads)
       for (int g = 0; g < G; g++) reduce_group(g, part + g * block);
       for (long i = 0; i < block; i++) dst[i] = init;
       for (int g = 0; g < G; g++)
@@ -209,7 +210,7 @@ class Reduction final : public Layer {
     if (!take_log && !take_sqrt && coeff == 1.f) return;
     const int channels = channel_count(out);
     const long n = static_cast<long>(plane_elements(out)) * out.elempack;
-#pragma omp parallel for num_threads(opt.num_threads)
+#pragma omp parallel for num_threads(thread_count(opt, static_cast<size_t>(n) * channels))
     for (int q = 0; q < channels; q++) {
       float* x = channel_ptr(out, q);
       for (long i = 0; i < n; i++) {

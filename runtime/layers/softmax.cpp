@@ -47,7 +47,7 @@ class Softmax final : public Layer {
       const long stride = dims == 2 ? static_cast<long>(blob.w) * lanes : static_cast<long>(blob.cstep) * lanes;
       const long count = dims == 2 ? blob.w : static_cast<long>(plane_elements(blob));
       const long chunks = (count + kGroupChunk - 1) / kGroupChunk;
-#pragma omp parallel for num_threads(opt.num_threads)
+#pragma omp parallel for num_threads(thread_count(opt, static_cast<size_t>(groups) * count * lanes))
       for (long chunk = 0; chunk < chunks; chunk++) {
         const long begin = chunk * kGroupChunk;
         JITCONV_SIMD_CALL(softmax_groups, data + begin * lanes, groups, stride, std::min(kGroupChunk, count - begin),
@@ -80,7 +80,7 @@ class Softmax final : public Layer {
   static void run_blocks(float* data, long channels, long per_channel, long len, long inner, long channel_stride,
                          long block_stride, const Option& opt) {
     const long items = channels * per_channel;
-#pragma omp parallel for num_threads(opt.num_threads)
+#pragma omp parallel for num_threads(thread_count(opt, static_cast<size_t>(items) * len * inner))
     for (long item = 0; item < items; item++) {
       float* x = data + item / per_channel * channel_stride + item % per_channel * block_stride;
       JITCONV_SIMD_CALL(softmax_block, x, len, inner);
