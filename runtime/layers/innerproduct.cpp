@@ -1,0 +1,141 @@
+// InnerProduct (ncnn): y = W x + bias with W [num_output][num_input], then the fused
+// activation. Params: 0 num_output, 1 bias_term, 2 weight_data_size, 8 int8_scale_term
+// (unsupported), 9 activation_type, 10 activation_params. A 2-D input whose rows hold
+// num_input values is multiplied row by row (output [num_output, h]); any other input is
+// flattened in (c, d, h, w) order.
+//
+// create_pipeline repacks W into blocks of 16 outputs ([blocks][num_input][16]) for the
+// per-ISA blocked kernel; this is the piece the JIT GEMM will replace.
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "runtime/activation.h"
+#include "runtime/layers/elementwise_kernels.h"
+#include "runtime/layers/innerproduct_kernels.h"
+#include "runtime/layers/math_util.h"
+
+namespace jitconv {
+namespace layers {
+
+class InnerProduct final : public Layer {
+ public:
+  InnerProduct() {
+    one_blob_only = true;
+    support_inplace = false;
+    support_packing = true;
+  }
+
+  void load_param(const ParamDict& pd) override {
+    num_output_ = pd.get(0, 0);
+    bias_term_ = pd.get(1, 0);
+    weight_data_size_ = pd.get(2, 0);
+    const std::string me = layer_label(*this);
+    if (pd.get(8, 0) != 0) fail(me, ": int8 quantized InnerProduct (int8_scale_term) is not supported");
+    if (num_output_ <= 0) fail(me, ": num_output (param 0) must be positive, got ", num_output_);
+    if (weight_data_size_ <= 0 || weight_data_size_ % num_output_ != 0)
+      fail(me, ": weight_data_size (param 2) ", weight_data_size_, " is not a positive multiple of num_output ",
+           num_output_);
+    num_input_ = weight_data_size_ / num_output_;
+    try {
+      activation_ = Activation::from_ncnn(pd.get(9, 0), pd.get_floats(10));
+    } catch (const Error& e) {
+      fail(me, ": ", e.what());
+    }
+  }
+
+  void load_model(const ModelBin& mb) override {
+    weight_ = mb.load(weight_data_size_, 0);
+    check_fp32_weight(*this, weight_, weight_data_size_, "weight");
+    if (bias_term_) {
+      bias_ = mb.load(num_output_, 1);
+      check_fp32_weight(*this, bias_, num_output_, "bias");
+    }
+  }
+
+  // weight layout: [blocks][num_input][16]
+  void create_pipeline(const Option&) override {
+    constexpr int B = kInnerProductBlock;
+    if (weight_.empty()) {  // already packed (the originals are released below)
+      if (packed_weight_.empty()) fail(layer_label(*this), ": create_pipeline before load_model");
+      return;
+    }
+    blocks_ = (num_output_ + B - 1) / B;
+    packed_weight_.assign(static_cast<size_t>(blocks_) * num_input_ * B, 0.f);
+    packed_bias_.assign(static_cast<size_t>(blocks_) * B, 0.f);
+    const float* w = static_cast<const float*>(weight_.data);
+    for (int p = 0; p < num_output_; p++) {
+      float* dst = &packed_weight_[static_cast<size_t>(p / B) * num_input_ * B + p % B];
+      for (int k = 0; k < num_input_; k++) dst[static_cast<size_t>(k) * B] = w[static_cast<size_t>(p) * num_input_ + k];
+      if (bias_term_) packed_bias_[p] = bias_[p];
+    }
+    weight_.release();  // the packed copy is all forward needs
+  }
+
+  size_t weight_bytes() const override { return (packed_weight_.size() + packed_bias_.size()) * sizeof(float); }
+
+  void forward(const Mat& bottom, Mat& top, const Option& opt) const override {
+    check_fp32_blob(*this, bottom);
+    if (packed_weight_.empty()) fail(layer_label(*this), ": forward before create_pipeline");
+    const bool rows_mode = bottom.dims == 2 && bottom.w == num_input_;
+    // Dense fp32 rows of num_input values: unpacked, channel padding removed.
+    const Mat flat = rows_mode ? repack_workspace(bottom, 1, opt) : flatten(bottom, opt);
+    const int rows = rows_mode ? flat.h : 1;
+
+    // Rows of a packed input are computed unpacked in scratch, then packed into the blob.
+    Mat out;
+    if (rows_mode)
+      out.create(num_output_, rows, 4u, 1, bottom.elempack > 1 ? opt.workspace_allocator : opt.blob_allocator);
+    else
+      create_blob(out, 1, num_output_, 1, 1, 1, 1, opt.blob_allocator);
+    const InnerProductJob job{packed_weight_.data(), packed_bias_.data(), static_cast<const float*>(flat.data),
+                              static_cast<long>(num_input_), static_cast<float*>(out.data),
+                              static_cast<long>(num_output_), rows, num_input_, num_output_, blocks_,
+                              thread_count(opt, static_cast<size_t>(rows) * num_input_ * num_output_)};
+    JITCONV_SIMD_CALL(innerproduct_kernel, job);
+    UnaryOp act;
+    if (unary_from_activation(activation_, act)) {
+      const FloatRows all{static_cast<float*>(out.data), 1, static_cast<long>(num_output_) * rows, 0};
+      JITCONV_SIMD_CALL(unary_inplace, act, all, thread_count(opt, static_cast<size_t>(num_output_) * rows));
+    }
+
+    if (rows_mode) {
+      top = bottom.elempack > 1 ? repack_blob(out, bottom.elempack, opt) : out;  // rows pack like the input's
+      return;
+    }
+    // A 1-D blob packs along w: the same dense floats under another elempack.
+    const int lanes = output_elempack(opt, num_output_);
+    out.w = num_output_ / lanes;
+    out.elempack = lanes;
+    out.elemsize = 4u * lanes;
+    out.cstep = out.w;
+    top = out;
+  }
+
+ private:
+  // The input's scalars in (c, d, h, w) order as one dense row.
+  Mat flatten(const Mat& bottom, const Option& opt) const {
+    const size_t count = static_cast<size_t>(bottom.w) * bottom.h * bottom.d * bottom.c * bottom.elempack;
+    if (count != static_cast<size_t>(num_input_))
+      fail(layer_label(*this), ": input holds ", count, " values (", bottom.dims, "-D ", bottom.w, "x", bottom.h, "x",
+           bottom.d, "x", bottom.c * (bottom.dims >= 3 ? bottom.elempack : 1), "), num_input is ", num_input_);
+    if (bottom.dims == 1) return bottom;
+    const Mat unpacked = repack_workspace(bottom, 1, opt);
+    if (unpacked.dims == 2 || unpacked.c == 1) return unpacked;
+    Mat dense(num_input_, 4u, 1, opt.workspace_allocator);
+    const size_t plane = plane_elements(unpacked);
+    for (int q = 0; q < unpacked.c; q++)
+      std::copy(channel_ptr(unpacked, q), channel_ptr(unpacked, q) + plane, static_cast<float*>(dense.data) + q * plane);
+    return dense;
+  }
+
+  int num_output_ = 0, bias_term_ = 0, weight_data_size_ = 0, num_input_ = 0, blocks_ = 0;
+  Activation activation_;
+  Mat weight_, bias_;
+  std::vector<float> packed_weight_, packed_bias_;
+};
+
+std::unique_ptr<Layer> make_InnerProduct() { return std::make_unique<InnerProduct>(); }
+
+}  // namespace layers
+}  // namespace jitconv

@@ -1,0 +1,89 @@
+// Branch-free float math that the compiler vectorizes inside plain loops: included only
+// by *_simd.inl files, so each ISA build (cmake/simd.cmake) gets its own copy in its
+// JITCONV_SIMD_NS namespace (never one shared symbol compiled with AVX-512 flags).
+//
+// exp: Cody-Waite range reduction x = n*ln2 + r, |r| <= ln2/2, a degree-6 polynomial
+// for e^r (relative error ~2 ulp), and 2^n assembled in the exponent bits.
+#pragma once
+#include <cstdint>
+#include <cstring>
+
+#ifndef JITCONV_SIMD_NS
+#error "simd_math.h is for *_simd.inl files only"
+#endif
+
+namespace jitconv {
+namespace JITCONV_SIMD_NS {
+namespace simd_math {
+
+inline float min_f(float a, float b) { return b < a ? b : a; }
+inline float max_f(float a, float b) { return a < b ? b : a; }
+
+inline float bits_to_float(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+// e^x for x in [-87.3, 88]; clamped outside (e^-87.3 ~ FLT_MIN, e^88 ~ 1.65e38).
+inline float exp_f(float x) {
+  x = min_f(max_f(x, -87.3f), 88.f);
+  // Round x/ln2 to nearest with the 1.5*2^23 trick: vectorizes without roundps.
+  const float t = x * 1.44269504088896341f;
+  const float n = (t + 12582912.f) - 12582912.f;
+  const float r = (x - n * 0.693359375f) + n * 2.12194440e-4f;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * r * r + r + 1.f;
+  const int32_t e = static_cast<int32_t>(n) + 127;
+  return p * bits_to_float(static_cast<uint32_t>(e) << 23);
+}
+
+inline uint32_t float_to_bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+// ln(x) for positive normal x: x = m * 2^e with m in [sqrt(1/2), sqrt(2)), then a
+// degree-8 polynomial in m - 1 (Cephes logf, ~2 ulp).
+inline float log_f(float x) {
+  const uint32_t u = float_to_bits(x);
+  float e = static_cast<float>(static_cast<int32_t>(u >> 23) - 126);
+  float m = bits_to_float((u & 0x007fffffu) | 0x3f000000u);  // [0.5, 1)
+  const bool small = m < 0.707106781186547524f;
+  e = small ? e - 1.f : e;
+  m = small ? m + m - 1.f : m - 1.f;
+  const float z = m * m;
+  float p = 7.0376836292e-2f;
+  p = p * m - 1.1514610310e-1f;
+  p = p * m + 1.1676998740e-1f;
+  p = p * m - 1.2420140846e-1f;
+  p = p * m + 1.4249322787e-1f;
+  p = p * m - 1.6668057665e-1f;
+  p = p * m + 2.0000714765e-1f;
+  p = p * m - 2.4999993993e-1f;
+  p = p * m + 3.3333331174e-1f;
+  float y = p * m * z;
+  y += e * -2.12194440e-4f;
+  y -= 0.5f * z;
+  return m + y + e * 0.693359375f;
+}
+
+inline float sigmoid_f(float x) { return 1.f / (1.f + exp_f(-x)); }
+
+// x * tanh(softplus(x)) = x * n / (n + 2) with n = e^x (e^x + 2); beyond x = 20 the
+// ratio is 1 in fp32, so the clamp only avoids overflow.
+inline float mish_f(float x) {
+  const float e = exp_f(min_f(x, 20.f));
+  const float n = e * (e + 2.f);
+  return x * n / (n + 2.f);
+}
+
+}  // namespace simd_math
+}  // namespace JITCONV_SIMD_NS
+}  // namespace jitconv

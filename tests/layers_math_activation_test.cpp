@@ -1,0 +1,102 @@
+// Activation layers (ReLU, Clip, Sigmoid, Swish, HardSigmoid, HardSwish, Mish) against
+// their scalar references over every dims, odd sizes and every elempack/ISA.
+#include <gtest/gtest.h>
+
+#include "tests/layers_math_util.h"
+
+namespace jitconv {
+namespace test {
+namespace {
+
+struct ActivationCase {
+  const char* type;
+  std::vector<std::pair<int, float>> params;
+  float lo, hi;
+};
+
+std::vector<ActivationCase> activation_cases() {
+  return {
+      {"ReLU", {}, -1.f, 1.f},
+      {"ReLU", {{0, 0.1f}}, -1.f, 1.f},
+      {"Clip", {{0, -0.3f}, {1, 0.45f}}, -1.f, 1.f},
+      {"Clip", {}, -1.f, 1.f},
+      {"Sigmoid", {}, -12.f, 12.f},
+      {"Swish", {}, -12.f, 12.f},
+      {"Mish", {}, -25.f, 25.f},
+      {"HardSigmoid", {}, -4.f, 4.f},
+      {"HardSigmoid", {{0, 1.f / 6.f}, {1, 0.5f}}, -5.f, 5.f},
+      {"HardSwish", {}, -4.f, 4.f},
+      {"HardSwish", {{0, 1.f / 6.f}, {1, 0.5f}}, -5.f, 5.f},
+  };
+}
+
+TEST(MathActivation, MatchesReferenceOnEveryShape) {
+  uint32_t seed = 100;
+  for (const ActivationCase& ac : activation_cases()) {
+    for (const ShapeCase& s : elementwise_shapes()) {
+      SCOPED_TRACE(std::string(ac.type) + " " + s.name());
+      LayerTester t(ac.type);
+      for (const auto& p : ac.params) t.param(p.first, p.second);
+      t.input(make_input(s, seed++, ac.lo, ac.hi)).test();
+    }
+  }
+}
+
+TEST(MathActivation, LargeBlobUsesEveryThreadChunk) {
+  // More than one 16K-float work item per channel.
+  LayerTester("Mish").input(make_input(3, 160, 120, 1, 2, 7, -6.f, 6.f)).threads(3).test();
+  LayerTester("Sigmoid").input(make_input(1, 40000, 1, 1, 1, 8, -9.f, 9.f)).threads(2).test();
+}
+
+TEST(MathActivation, NcnnDefaultsForHardSigmoidAndHardSwish) {
+  // alpha 0.2, beta 0.5: the gate saturates at x = -2.5 and x = 2.5.
+  std::unique_ptr<Layer> hs = create_layer("HardSigmoid");
+  hs->load_param(ParamDict());
+  hs->create_pipeline(Option());
+  Mat m(4);
+  m[0] = -3.f;
+  m[1] = 0.f;
+  m[2] = 1.f;
+  m[3] = 3.f;
+  hs->forward_inplace(m, Option());
+  EXPECT_FLOAT_EQ(m[0], 0.f);
+  EXPECT_FLOAT_EQ(m[1], 0.5f);
+  EXPECT_FLOAT_EQ(m[2], 0.7f);
+  EXPECT_FLOAT_EQ(m[3], 1.f);
+
+  std::unique_ptr<Layer> hw = create_layer("HardSwish");
+  hw->load_param(ParamDict());
+  Mat n(3);
+  n[0] = -3.f;
+  n[1] = 1.f;
+  n[2] = 3.f;
+  hw->forward_inplace(n, Option());
+  EXPECT_FLOAT_EQ(n[0], 0.f);
+  EXPECT_FLOAT_EQ(n[1], 0.7f);
+  EXPECT_FLOAT_EQ(n[2], 3.f);
+}
+
+TEST(MathActivation, RejectsBadParamsAndInputs) {
+  ParamDict pd;
+  pd.set(0, 1.f);
+  pd.set(1, -1.f);
+  std::unique_ptr<Layer> clip = create_layer("Clip");
+  clip->name = "clip0";
+  EXPECT_NE(error_of([&] { clip->load_param(pd); }).find("Clip clip0"), std::string::npos);
+
+  ParamDict zero_alpha;
+  zero_alpha.set(0, 0.f);
+  std::unique_ptr<Layer> hs = create_layer("HardSigmoid");
+  EXPECT_NE(error_of([&] { hs->load_param(zero_alpha); }).find("alpha"), std::string::npos);
+
+  std::unique_ptr<Layer> relu = create_layer("ReLU");
+  relu->load_param(ParamDict());
+  Mat fp16(8, static_cast<size_t>(2), 1, static_cast<Allocator*>(nullptr));
+  EXPECT_NE(error_of([&] { relu->forward_inplace(fp16, Option()); }).find("fp32"), std::string::npos);
+  Mat empty;
+  EXPECT_NE(error_of([&] { relu->forward_inplace(empty, Option()); }), "");
+}
+
+}  // namespace
+}  // namespace test
+}  // namespace jitconv

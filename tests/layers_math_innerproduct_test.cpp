@@ -1,0 +1,109 @@
+// InnerProduct: flattened inputs of every dims, the row-by-row 2-D form, bias, every
+// fused activation, output counts around the 16-wide weight blocks.
+#include <gtest/gtest.h>
+
+#include "tests/layers_math_util.h"
+
+namespace jitconv {
+namespace test {
+namespace {
+
+struct Act {
+  int type;
+  std::vector<float> params;
+};
+
+std::vector<Act> activations() {
+  return {{0, {}}, {1, {}}, {2, {0.1f}}, {3, {-0.5f, 0.4f}}, {4, {}}, {5, {}}, {6, {0.2f, 0.5f}}};
+}
+
+TEST(MathInnerProduct, FlattenedInputsMatchReference) {
+  const std::vector<ShapeCase> inputs = {{1, 37, 1, 1, 1}, {1, 64, 1, 1, 1}, {2, 5, 7, 1, 1},  {3, 3, 2, 1, 16},
+                                         {3, 1, 1, 1, 48}, {3, 4, 3, 1, 5},  {4, 2, 3, 2, 8}};
+  uint32_t seed = 16000;
+  for (const ShapeCase& s : inputs)
+    for (int num_output : {1, 15, 16, 17, 40})
+      for (int bias = 0; bias <= 1; bias++) {
+        const int num_input = s.w * s.h * s.d * s.c;
+        SCOPED_TRACE(s.name() + " num_output " + std::to_string(num_output) + " bias " + std::to_string(bias));
+        LayerTester t("InnerProduct");
+        t.param(0, num_output).param(1, bias).param(2, num_output * num_input);
+        t.weight(random_mat(num_output * num_input, seed++));
+        if (bias) t.weight(random_mat(num_output, seed++));
+        t.input(make_input(s, seed++)).threads(3).test();
+      }
+}
+
+TEST(MathInnerProduct, RowsFormMatchesReference) {
+  uint32_t seed = 17000;
+  for (int h : {1, 3, 8, 16, 21})
+    for (int num_output : {5, 16, 33}) {
+      SCOPED_TRACE("h " + std::to_string(h) + " num_output " + std::to_string(num_output));
+      const int num_input = 19;
+      LayerTester("InnerProduct")
+          .param(0, num_output)
+          .param(1, 1)
+          .param(2, num_output * num_input)
+          .weight(random_mat(num_output * num_input, seed))
+          .weight(random_mat(num_output, seed + 1))
+          .input(make_input(2, num_input, h, 1, 1, seed + 2))
+          .test();
+      seed += 3;
+    }
+}
+
+TEST(MathInnerProduct, FusedActivationsMatchReference) {
+  uint32_t seed = 18000;
+  for (const Act& a : activations()) {
+    SCOPED_TRACE("activation " + std::to_string(a.type));
+    LayerTester t("InnerProduct");
+    t.param(0, 24).param(1, 1).param(2, 24 * 80).param(9, a.type);
+    if (!a.params.empty()) t.param(10, a.params);
+    t.weight(random_mat(24 * 80, seed)).weight(random_mat(24, seed + 1)).input(make_input(3, 4, 4, 1, 5, seed + 2)).test();
+    seed += 3;
+  }
+}
+
+TEST(MathInnerProduct, LargeLayer) {
+  // Long reductions: a tolerance of 1e-5 of the largest output still holds for 4096 terms.
+  LayerTester("InnerProduct")
+      .param(0, 100)
+      .param(1, 1)
+      .param(2, 100 * 4096)
+      .weight(random_mat(100 * 4096, 1u))
+      .weight(random_mat(100, 2u))
+      .input(make_input(3, 8, 8, 1, 64, 3))
+      .test();
+}
+
+TEST(MathInnerProduct, RejectsBadParamsAndInputs) {
+  auto load = [](std::vector<std::pair<int, int>> params) {
+    std::unique_ptr<Layer> l = create_layer("InnerProduct");
+    l->name = "fc1";
+    ParamDict pd;
+    for (auto& p : params) pd.set(p.first, p.second);
+    return error_of([&] { l->load_param(pd); });
+  };
+  EXPECT_NE(load({{0, 0}, {2, 10}}).find("InnerProduct fc1: num_output"), std::string::npos);
+  EXPECT_NE(load({{0, 3}, {2, 10}}).find("weight_data_size"), std::string::npos);
+  EXPECT_NE(load({{0, 2}, {2, 10}, {8, 1}}).find("int8"), std::string::npos);
+  EXPECT_NE(load({{0, 2}, {2, 10}, {9, 7}}).find("activation_type"), std::string::npos);
+
+  std::unique_ptr<Layer> l = create_layer("InnerProduct");
+  ParamDict pd;
+  pd.set(0, 2);
+  pd.set(2, 10);
+  l->load_param(pd);
+  l->load_model(ModelBinFromMatArray({random_mat(10, 1u)}));
+  l->create_pipeline(Option());
+  Mat out;
+  EXPECT_NE(error_of([&] { l->forward(random_mat(3, 2, 1u), out, Option()); }).find("input holds 6 values"),
+            std::string::npos);
+  std::unique_ptr<Layer> short_weights = create_layer("InnerProduct");
+  short_weights->load_param(pd);
+  EXPECT_NE(error_of([&] { short_weights->load_model(ModelBinFromMatArray({random_mat(9, 1u)})); }), "");
+}
+
+}  // namespace
+}  // namespace test
+}  // namespace jitconv
