@@ -16,7 +16,7 @@ std::string ConvDirectConf::name() const {
   if (last_chunk_lanes != vlen) os << "_lanes" << last_chunk_lanes;
   if (!explicit_bcast) os << "_eb";
   if (bias) os << "_bias";
-  if (act.type != ActivationType::none) os << "_" << act.name();
+  if (act.type != ActivationType::none) os << "_" << act.kernel_tag();
   return os.str();
 }
 

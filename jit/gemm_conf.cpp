@@ -17,7 +17,7 @@ std::string GemmConf::name() const {
   if (batch_reduce) os << "_br";
   if (bias) os << "_bias";
   if (residual) os << "_res";
-  if (act.type != ActivationType::none) os << "_" << act.name();
+  if (act.type != ActivationType::none) os << "_" << act.kernel_tag();
   return os.str();
 }
 

@@ -1,5 +1,6 @@
 #include "runtime/activation.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
@@ -80,6 +81,20 @@ std::string Activation::to_string() const {
     case ActivationType::leaky_relu: os << "leaky:" << alpha; return os.str();
     case ActivationType::clip: os << "clip:" << alpha << ":" << beta; return os.str();
     case ActivationType::hardswish: os << "hardswish:" << alpha << ":" << beta; return os.str();
+    default: return name();
+  }
+}
+
+}  // namespace jitconv
+
+namespace jitconv {
+
+std::string Activation::kernel_tag() const {
+  char buf[96];
+  switch (type) {
+    case ActivationType::leaky_relu: snprintf(buf, sizeof(buf), "leaky%.9g", alpha); return buf;
+    case ActivationType::clip: snprintf(buf, sizeof(buf), "clip%.9g_%.9g", alpha, beta); return buf;
+    case ActivationType::hardswish: snprintf(buf, sizeof(buf), "hardswish%.9g_%.9g", alpha, beta); return buf;
     default: return name();
   }
 }

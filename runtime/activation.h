@@ -28,6 +28,9 @@ struct Activation {
   static Activation parse(const std::string& text);
   std::string name() const;  // "relu", "leaky", ... ("" for none)
   std::string to_string() const;  // parseable form
+  // Identifies the activation with its exact parameters for kernel names ("" for none),
+  // e.g. "leaky0.100000001", "clip-1_6"; safe in file names.
+  std::string kernel_tag() const;
   bool operator==(const Activation& o) const { return type == o.type && alpha == o.alpha && beta == o.beta; }
 
   // Scalar definition: the oracle every vector implementation is tested against.

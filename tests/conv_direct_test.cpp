@@ -120,3 +120,10 @@ TEST(ConvDirect, EveryChunkGroupSize) {
           ConvTester().isa(isa).ic(12).oc(oc).input(4, width).kernel(3).pad(1).act("mish").test_direct(ur);
   }
 }
+
+TEST(ConvDirect, ActivationParametersAreNotShared) {
+  // Kernels are shared by name: two slopes on the same shape must get two kernels.
+  for (Isa isa : jit_isas())
+    for (const char* act : {"leaky:0.1", "leaky:0.3", "clip:-1:1", "clip:0:6", "hardswish:0.2:0.5", "hardswish:0.1667:0.5"})
+      ConvTester().isa(isa).ic(8).oc(16).input(5, 5).kernel(3).pad(1).act(act).test_direct();
+}
