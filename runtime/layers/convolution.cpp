@@ -2,6 +2,8 @@
 
 #include "runtime/conv_direct.h"
 #include "runtime/conv_gemm.h"
+#include "runtime/conv_int8.h"
+#include "runtime/conv_path.h"
 #include "runtime/conv_scalar.h"
 #include "runtime/error.h"
 #include "runtime/packing.h"
@@ -58,6 +60,11 @@ void Convolution::load_model(const ModelBin& mb) {
   weight_data = mb.load(weight_data_size, 0);
   if (weight_data.empty()) fail("Convolution ", name, ": no weight data");
   if (bias_term) bias_data = mb.load(num_output, 1);
+  if (int8_scale_term) {
+    weight_data_int8_scales = mb.load(num_output, 1);
+    bottom_blob_int8_scales = mb.load(1, 1);
+  }
+  if (int8_scale_term > 100) top_blob_int8_scales = mb.load(1, 1);
 }
 
 ConvParams Convolution::params() const {
@@ -84,44 +91,66 @@ ConvParams Convolution::params() const {
   return p;
 }
 
-void Convolution::create_pipeline(const Option& opt) {
-  if (dynamic_weight) return;  // the weights arrive with each forward
-  if (weight_data.elemsize != 4) fail("Convolution ", name, ": int8 weights need the int8 path (not built yet)");
-  isa_ = force_isa ? forced_isa : current_isa();
-  if (!isa_supported(isa_)) fail("Convolution ", name, ": ISA ", isa_name(isa_), " is not supported by this CPU");
-  const ConvParams p = params();
-  const float* bias = bias_term ? static_cast<const float*>(bias_data) : nullptr;
+std::unique_ptr<ConvImpl> Convolution::make_impl(const std::string& algo, const ConvParams& p, const float* weights,
+                                                 const float* bias, const Option& opt) const {
   const int in_pack = opt.use_packing_layout ? preferred_elempack(isa_, p.ic) : 1;
   const int out_pack = opt.use_packing_layout ? preferred_elempack(isa_, p.oc) : 1;
-  std::string algo = forced_algo;
-  if (algo.empty()) algo = isa_ == Isa::scalar ? "scalar" : "direct";
+  std::string why;
+  if (!conv_path_applies(algo, p, isa_, &why)) fail("Convolution ", name, ": path '", algo, "' does not apply: ", why);
   if (algo == "direct") {
-    if (isa_ == Isa::scalar) fail("Convolution ", name, ": the direct path needs AVX2 or AVX-512");
-    int expected_oh = 0, expected_ow = 0;
-    if (hint_w > 0 && hint_h > 0) p.output_size(hint_h, hint_w, expected_oh, expected_ow);
     ConvDirect::Tuning tuning;
-    tuning.expected_ow = expected_ow;
-    impl_ = std::make_unique<ConvDirect>(p, weight_data, bias, isa_, in_pack, out_pack, tuning);
-  } else if (algo == "gemm" || algo == "brgemm" || algo == "im2col") {
-    if (isa_ == Isa::scalar) fail("Convolution ", name, ": the GEMM path needs AVX2 or AVX-512");
-    impl_ = std::make_unique<ConvGemm>(p, weight_data, bias, isa_, in_pack, out_pack, algo == "gemm" ? "" : algo);
-  } else if (algo == "scalar") {
-    impl_ = std::make_unique<ConvScalar>(p, weight_data, bias);
+    if (hint_w > 0 && hint_h > 0) {
+      int oh = 0;
+      p.output_size(hint_h, hint_w, oh, tuning.expected_ow);
+    }
+    return std::make_unique<ConvDirect>(p, weights, bias, isa_, in_pack, out_pack, tuning);
+  }
+  if (algo == "gemm" || algo == "brgemm")
+    return std::make_unique<ConvGemm>(p, weights, bias, isa_, in_pack, out_pack, algo == "gemm" ? "" : algo);
+  if (algo == "scalar") return std::make_unique<ConvScalar>(p, weights, bias);
+  fail("Convolution ", name, ": unknown path '", algo, "'");
+}
+
+void Convolution::create_pipeline(const Option& opt) {
+  isa_ = force_isa ? forced_isa : current_isa();
+  if (!isa_supported(isa_)) fail("Convolution ", name, ": ISA ", isa_name(isa_), " is not supported by this CPU");
+  if (dynamic_weight) return;  // the weights arrive with each forward
+  if (weight_data.elemsize == 1 && !(opt.use_int8_inference && int8_scale_term))
+    fail("Convolution ", name, ": int8 weights need use_int8_inference and int8 scales");
+  const ConvParams p = params();
+  if (opt.use_int8_inference && int8_scale_term) {
+    impl_ = make_conv_int8(*this, isa_, opt);
+    choice_reason_ = "int8 weights and scales with use_int8_inference";
   } else {
-    fail("Convolution ", name, ": unknown path '", algo, "'");
+    const float* bias = bias_term ? static_cast<const float*>(bias_data) : nullptr;
+    std::string algo = forced_algo;
+    if (algo.empty()) {
+      const PathChoice choice = choose_conv_path(p, isa_, opt, hint_h, hint_w);
+      algo = choice.algo;
+      choice_reason_ = choice.reason;
+    } else {
+      choice_reason_ = "forced";
+    }
+    impl_ = make_impl(algo, p, weight_data, bias, opt);
   }
   if (hint_w > 0 && hint_h > 0) impl_->prepare(hint_h, hint_w);
-  if (opt.lightmode) {
-    weight_data.release();
-  }
+  if (opt.lightmode) weight_data.release();
 }
 
 void Convolution::destroy_pipeline(const Option& opt) { impl_.reset(); }
 
 void Convolution::forward(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const {
   if (!impl_) fail("Convolution ", name, ": forward before create_pipeline");
-  if (bottom_blob.dims != 3) fail("Convolution ", name, ": expects a 3-D input (c, h, w), got dims ", bottom_blob.dims);
   const ConvParams p = params();
+  // A flattened 1-D blob through a 1x1 kernel is an InnerProduct (ncnn does the same).
+  if (bottom_blob.dims == 1 && p.kh == 1 && p.kw == 1 && bottom_blob.w * bottom_blob.elempack == p.ic) {
+    Mat as_image = bottom_blob.reshape(1, 1, bottom_blob.w, opt.workspace_allocator);
+    Mat out;
+    forward(as_image, out, opt);
+    top_blob = out.reshape(out.c, opt.blob_allocator);
+    return;
+  }
+  if (bottom_blob.dims != 3) fail("Convolution ", name, ": expects a 3-D input (c, h, w), got dims ", bottom_blob.dims);
   if (bottom_blob.c * bottom_blob.elempack != p.ic)
     fail("Convolution ", name, ": input has ", bottom_blob.c * bottom_blob.elempack, " channels, weights expect ", p.ic);
   if (bottom_blob.elemsize != 4u * bottom_blob.elempack)
@@ -135,7 +164,50 @@ void Convolution::forward(const Mat& bottom_blob, Mat& top_blob, const Option& o
   impl_->forward(bottom, top_blob, opt);
 }
 
-std::string Convolution::describe() const { return impl_ ? impl_->describe() : std::string(); }
+void Convolution::forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top_blobs, const Option& opt) const {
+  if (!dynamic_weight) {
+    if (bottom_blobs.size() != 1) fail("Convolution ", name, ": expects one input, got ", bottom_blobs.size());
+    top_blobs.resize(1);
+    forward(bottom_blobs[0], top_blobs[0], opt);
+    return;
+  }
+  const size_t want = bias_term ? 3 : 2;
+  if (bottom_blobs.size() != want)
+    fail("Convolution ", name, ": dynamic weights need ", want, " inputs (data, weight", bias_term ? ", bias)" : ")",
+         ", got ", bottom_blobs.size());
+  // ncnn's dynamic weight blob is (w=kw, h=kh, d=ic, c=oc); any shape with the right
+  // element count in OIHW order is accepted.
+  Option plain = opt;
+  plain.blob_allocator = opt.workspace_allocator;
+  Mat weights;
+  convert_packing(bottom_blobs[1], weights, 1, plain);
+  const Mat& input = bottom_blobs[0];
+  const int ic = input.dims == 3 ? input.c * input.elempack : 0;
+  const size_t count = static_cast<size_t>(weights.w) * weights.h * weights.d * weights.c;
+  if (ic <= 0 || count != static_cast<size_t>(num_output) * ic * kernel_w * kernel_h)
+    fail("Convolution ", name, ": dynamic weight blob holds ", count, " values, expected num_output*ic*kh*kw = ",
+         static_cast<size_t>(num_output) * ic * kernel_w * kernel_h);
+  Mat dense = weights.reshape(static_cast<int>(count), opt.workspace_allocator);
+  Mat bias;
+  if (bias_term) {
+    convert_packing(bottom_blobs[2], bias, 1, plain);
+    bias = bias.reshape(bias.w * bias.h * bias.d * bias.c, opt.workspace_allocator);
+    if (bias.w != num_output) fail("Convolution ", name, ": dynamic bias holds ", bias.w, " values, expected ", num_output);
+  }
+  ConvParams p = params();
+  p.ic = ic;
+  const std::string algo = isa_ == Isa::scalar ? "scalar" : "direct";
+  std::unique_ptr<ConvImpl> impl = make_impl(algo, p, dense, bias_term ? static_cast<const float*>(bias) : nullptr, opt);
+  Mat in = input;
+  if (in.elempack != impl->in_elempack()) convert_packing(input, in, impl->in_elempack(), plain);
+  top_blobs.resize(1);
+  impl->forward(in, top_blobs[0], opt);
+}
+
+std::string Convolution::describe() const {
+  if (!impl_) return std::string();
+  return impl_->describe() + (choice_reason_.empty() ? "" : "\n  chosen: " + choice_reason_);
+}
 
 size_t Convolution::weight_bytes() const {
   return (impl_ ? impl_->weight_bytes() : 0) + weight_data.bytes() + bias_data.bytes();

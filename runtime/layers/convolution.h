@@ -20,6 +20,8 @@ class Convolution : public Layer {
   void create_pipeline(const Option& opt) override;
   void destroy_pipeline(const Option& opt) override;
   void forward(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const override;
+  // dynamic_weight: bottom_blobs = {input, weights (kw, kh, ic, oc as ncnn lays them), [bias]}.
+  void forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top_blobs, const Option& opt) const override;
   std::string describe() const override;
   size_t weight_bytes() const override;
 
@@ -40,8 +42,13 @@ class Convolution : public Layer {
   Mat activation_params;
   int dynamic_weight = 0;
 
-  Mat weight_data;  // num_output x ic x kh x kw
+  Mat weight_data;  // num_output x ic x kh x kw (fp32, or int8 with elemsize 1)
   Mat bias_data;
+  // int8_scale_term: per-output-channel weight scales, the input scale and (when
+  // int8_scale_term > 100) the output scale for requantization.
+  Mat weight_data_int8_scales;
+  Mat bottom_blob_int8_scales;
+  Mat top_blob_int8_scales;
 
   // jitconv: force a path ("direct", "gemm", "winograd23/43/63", "scalar"; empty = choose)
   // and an ISA (default: current_isa() at create_pipeline). For check/bench/autotune.
@@ -53,8 +60,12 @@ class Convolution : public Layer {
   int hint_w = 0, hint_h = 0;
 
  private:
+  std::unique_ptr<ConvImpl> make_impl(const std::string& algo, const ConvParams& p, const float* weights,
+                                      const float* bias, const Option& opt) const;
+
   std::unique_ptr<ConvImpl> impl_;
   Isa isa_ = Isa::scalar;
+  std::string choice_reason_;
 };
 
 }  // namespace layers
