@@ -86,17 +86,11 @@ ConvGemm::ConvGemm(const ConvParams& params, const float* weights, const float* 
     bias_.fill(0.f);
     memcpy(bias_.data, bias, params.oc * sizeof(float));
   }
-}
-
-const ConvGemm::Kernels& ConvGemm::kernels_for(int n_tail) const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto it = kernels_.find(n_tail);
-  if (it != kernels_.end()) return it->second;
   GemmConf base;
   base.isa = isa_;
   base.vlen = vlen_;
+  base.ur_oc = blocking_.ur_oc;
   base.nr = blocking_.nr;
-  base.n_tail = n_tail;
   base.k_pack = k_pack_;
   base.b_pixel_stride = form_ == Form::brgemm ? static_cast<long>(params_.sw) * in_pack_ * 4 : k_pack_ * 4L;
   base.out_pack = out_pack_;
@@ -104,46 +98,31 @@ const ConvGemm::Kernels& ConvGemm::kernels_for(int n_tail) const {
   base.bias = params_.bias;
   base.act = params_.act;
   base.batch_reduce = form_ == Form::brgemm;
-  Kernels k;
-  k.conf_main = base;
-  k.conf_main.ur_oc = blocking_.ur_oc;
-  k.conf_main.last_chunk_lanes = vlen_;
-  k.conf_last = base;
-  k.conf_last.ur_oc = chunks_ - (groups_ - 1) * blocking_.ur_oc;
-  k.conf_last.last_chunk_lanes = params_.oc - (chunks_ - 1) * vlen_;
-  auto make = [](const GemmConf& conf) {
-    return KernelRegistry::instance().get(conf.name(), [conf] { return std::make_unique<GemmGenerator>(conf); });
-  };
-  if (groups_ > 1) k.main = make(k.conf_main);
-  k.last = make(k.conf_last);
-  for (const JitKernelPtr& kernel : {k.main, k.last})
-    if (kernel && std::find(kernel_names_.begin(), kernel_names_.end(), kernel->name()) == kernel_names_.end())
-      kernel_names_.push_back(kernel->name());
-  return kernels_.emplace(n_tail, k).first->second;
+  kernels_ = std::make_unique<GemmKernelCache>(base, params_.oc);
 }
 
 void ConvGemm::prepare(int ih, int iw) {
   int oh, ow;
   params_.output_size(ih, iw, oh, ow);
+  std::vector<int> tails;
   if (form_ == Form::brgemm) {
-    kernels_for(ow % blocking_.nr);
-    return;
+    tails = {ow % blocking_.nr};
+  } else {
+    const long pixels = static_cast<long>(oh) * ow;
+    tails = {static_cast<int>(std::min(pixels, kPanelPixels) % blocking_.nr),
+             static_cast<int>((pixels % kPanelPixels) % blocking_.nr)};
   }
-  const long pixels = static_cast<long>(oh) * ow;
-  kernels_for(0);
-  kernels_for(static_cast<int>(std::min(pixels, kPanelPixels) % blocking_.nr));
-  kernels_for(static_cast<int>((pixels % kPanelPixels) % blocking_.nr));
+  for (int tail : tails)
+    for (int g = 0; g < groups_; g++) kernels_->get(g, tail);
 }
 
 void ConvGemm::run_pixels(const float* b, long b_k_stride, int pixels, float* c, long c_plane_stride, float* acc,
                           int group_begin, int group_end) const {
-  const Kernels& k = kernels_for(pixels % blocking_.nr);
   const long k_blocks = (k_total_ + k_block_ - 1) / k_block_;
   const long planes_per_group = static_cast<long>(blocking_.ur_oc) * vlen_ / out_pack_;
   for (int g = group_begin; g < group_end; g++) {
-    const bool last = g == groups_ - 1;
-    const GemmConf& conf = last ? k.conf_last : k.conf_main;
-    const GemmKernelFn fn = (last ? k.last : k.main)->entry<GemmKernelFn>();
+    const GemmKernelCache::Kernel kernel = kernels_->get(g, pixels % blocking_.nr);
+    const GemmConf& conf = *kernel.conf;
     for (long kb = 0; kb < k_blocks; kb++) {
       const long k0 = kb * k_block_;
       const long k_here = std::min(k_block_, k_total_ - k0);
@@ -159,7 +138,7 @@ void ConvGemm::run_pixels(const float* b, long b_k_stride, int pixels, float* c,
       args.c_plane_stride = c_plane_stride;
       args.acc_chunk_stride = static_cast<long>(pixels) * vlen_ * 4;
       args.flags = (kb > 0 ? static_cast<long>(kGemmLoadAcc) : 0L) | (kb == k_blocks - 1 ? static_cast<long>(kGemmFinal) : 0L);
-      fn(&args);
+      kernel.fn(&args);
     }
   }
 }
@@ -246,7 +225,6 @@ void ConvGemm::forward_brgemm(const Mat& bottom, Mat& top, const ConvPads& pads,
     copy_make_border(bottom, padded, pads.top, pads.bottom, pads.left, pads.right, p.pad_value, pad_opt);
   }
   const int oh = top.h, ow = top.w, taps = p.kh * p.kw;
-  const Kernels& k = kernels_for(ow % blocking_.nr);
   const long c_plane_stride = static_cast<long>(top.cstep) * out_pack_ * 4;
   const long b_k_stride = static_cast<long>(padded.cstep) * in_pack_ * 4;
   const long planes_per_group = static_cast<long>(blocking_.ur_oc) * vlen_ / out_pack_;
@@ -254,8 +232,8 @@ void ConvGemm::forward_brgemm(const Mat& bottom, Mat& top, const ConvPads& pads,
 #pragma omp parallel for num_threads(opt.num_threads) schedule(static)
   for (long task = 0; task < static_cast<long>(groups) * oh; task++) {
     const int g = static_cast<int>(task / oh), oy = static_cast<int>(task % oh);
-    const bool last = g == groups - 1;
-    const GemmConf& conf = last ? k.conf_last : k.conf_main;
+    const GemmKernelCache::Kernel kernel = kernels_->get(g, ow % blocking_.nr);
+    const GemmConf& conf = *kernel.conf;
     std::vector<const float*> a_list(taps), b_list(taps);
     const float* gw = static_cast<const float*>(weights_) + g * group_floats_;
     for (int t = 0; t < taps; t++) {
@@ -276,7 +254,7 @@ void ConvGemm::forward_brgemm(const Mat& bottom, Mat& top, const ConvPads& pads,
     args.c_plane_stride = c_plane_stride;
     args.flags = kGemmFinal;
     args.batch = taps;
-    (last ? k.last : k.main)->entry<GemmKernelFn>()(&args);
+    kernel.fn(&args);
   }
 }
 
@@ -301,8 +279,7 @@ std::string ConvGemm::describe() const {
   os << "gemm " << isa_name(isa_) << " " << kForms[static_cast<int>(form_)] << " elempack " << in_pack_ << "->"
      << out_pack_ << " tile " << blocking_.ur_oc << "x" << blocking_.nr << " K " << k_total_ << " in blocks of "
      << k_block_;
-  std::lock_guard<std::mutex> lock(mutex_);
-  for (const std::string& n : kernel_names_) os << "\n  kernel " << n;
+  for (const std::string& n : kernels_->names()) os << "\n  kernel " << n;
   return os.str();
 }
 

@@ -8,14 +8,13 @@
 // Panels are sized to stay in L2 and K is blocked so one A block stays in L1 (partial
 // sums go through a per-thread buffer between K blocks).
 #pragma once
-#include <map>
-#include <mutex>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "jit/gemm_conf.h"
-#include "jit/kernel_registry.h"
 #include "runtime/conv_impl.h"
+#include "runtime/gemm_kernel_cache.h"
 
 namespace jitconv {
 
@@ -36,11 +35,6 @@ class ConvGemm final : public ConvImpl {
   Form form() const { return form_; }
 
  private:
-  struct Kernels {
-    GemmConf conf_main, conf_last;    // full-width blocks; conf_last: the final chunk group
-    JitKernelPtr main, main_tail, last, last_tail;  // *_tail: the trailing partial block
-  };
-  const Kernels& kernels_for(int n_tail) const;
   void forward_pointwise(const Mat& bottom, Mat& top, const Option& opt) const;
   void forward_panels(const Mat& bottom, Mat& top, const ConvPads& pads, const Option& opt) const;
   void forward_brgemm(const Mat& bottom, Mat& top, const ConvPads& pads, const Option& opt) const;
@@ -62,9 +56,7 @@ class ConvGemm final : public ConvImpl {
   Mat weights_;      // groups of [K][chunks in group][vlen]; brgemm: [tap][ic] for K
   Mat bias_;
 
-  mutable std::mutex mutex_;
-  mutable std::map<int, Kernels> kernels_;
-  mutable std::vector<std::string> kernel_names_;
+  std::unique_ptr<GemmKernelCache> kernels_;
 };
 
 }  // namespace jitconv

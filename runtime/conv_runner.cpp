@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "loader/model_bin.h"
+#include "runtime/conv_path.h"
 #include "runtime/layers/convolution.h"
 #include "runtime/packing.h"
 
@@ -118,8 +119,18 @@ std::unique_ptr<ConvRunner> make_conv_runner(const ConvProblem& problem, const s
       algo != "winograd43" && algo != "winograd63")
     fail("unknown algorithm '", algo, "' (expected ", conv_algo_names(), ")");
   if (!isa_supported(isa)) fail("ISA ", isa_name(isa), " is not supported by this CPU");
-  if (algo.compare(0, 8, "winograd") == 0) throw NotApplicable("the " + algo + " path is not built yet");
   if (algo != "auto" && isa == Isa::scalar) throw NotApplicable("the " + algo + " path needs AVX2 or AVX-512");
+  if (algo != "auto" && problem.desc.g == 1) {
+    ConvParams p;
+    p.kh = problem.desc.kh;
+    p.kw = problem.desc.kw;
+    p.sh = problem.desc.sh;
+    p.sw = problem.desc.sw;
+    p.dh = problem.desc.dilation_h;
+    p.dw = problem.desc.dilation_w;
+    std::string why;
+    if (!conv_path_applies(algo, p, isa, &why)) throw NotApplicable(why);
+  }
   return std::make_unique<LayerConvRunner>(problem, algo, isa, num_threads, weights, bias);
 }
 

@@ -14,6 +14,13 @@
   ret name params;                              \
   }
 
+// The variant for an explicit ISA: for implementations built for one ISA at
+// create_pipeline (which a later set_max_isa must not switch under them).
+#define JITCONV_SIMD_CALL_ISA(isa, name, ...)                               \
+  ((isa) == ::jitconv::Isa::avx512 ? avx512::name(__VA_ARGS__)             \
+   : (isa) == ::jitconv::Isa::avx2 ? avx2::name(__VA_ARGS__)               \
+                                   : scalar::name(__VA_ARGS__))
+
 // The variant for the ISA in use (the .inl compiled with those -m flags).
 #define JITCONV_SIMD_CALL(name, ...)                              \
   (::jitconv::current_isa() == ::jitconv::Isa::avx512 ? avx512::name(__VA_ARGS__) \

@@ -5,6 +5,7 @@
 #include "runtime/conv_int8.h"
 #include "runtime/conv_path.h"
 #include "runtime/conv_scalar.h"
+#include "runtime/conv_winograd.h"
 #include "runtime/error.h"
 #include "runtime/packing.h"
 
@@ -107,6 +108,8 @@ std::unique_ptr<ConvImpl> Convolution::make_impl(const std::string& algo, const 
   }
   if (algo == "gemm" || algo == "brgemm")
     return std::make_unique<ConvGemm>(p, weights, bias, isa_, in_pack, out_pack, algo == "gemm" ? "" : algo);
+  if (algo == "winograd23" || algo == "winograd43" || algo == "winograd63")
+    return std::make_unique<ConvWinograd>(p, weights, bias, isa_, in_pack, out_pack, algo[8] - '0');
   if (algo == "scalar") return std::make_unique<ConvScalar>(p, weights, bias);
   fail("Convolution ", name, ": unknown path '", algo, "'");
 }

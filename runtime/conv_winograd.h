@@ -1,0 +1,50 @@
+// Winograd F(m, 3) convolution for 3x3, stride 1, dilation 1 (m = 2, 4, 6).
+//
+// Per block of output tiles: transform the input tiles of all channels (V), multiply per
+// transform position on the GEMM microkernel (M_p = U_p V_p over input channels), transform
+// back with bias and activation into the output elempack. Blocks are sized so V and M
+// stay in L2 while they are used: no whole-tensor pass through memory. When there are
+// too few tiles to give every thread a block, the three steps run as parallel phases.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "runtime/conv_impl.h"
+#include "runtime/gemm_kernel_cache.h"
+
+namespace jitconv {
+
+class ConvWinograd final : public ConvImpl {
+ public:
+  ConvWinograd(const ConvParams& params, const float* weights, const float* bias, Isa isa, int in_pack, int out_pack,
+               int m);
+
+  int in_elempack() const override { return in_pack_; }
+  int out_elempack() const override { return out_pack_; }
+  void prepare(int ih, int iw) override;
+  void forward(const Mat& bottom, Mat& top, const Option& opt) const override;
+  std::string name() const override { return "winograd" + std::to_string(m_) + "3"; }
+  std::string describe() const override;
+  size_t weight_bytes() const override { return weights_.bytes() + bias_.bytes(); }
+
+  // Tiles per block for an output of `tiles` tiles on `threads` threads.
+  int tile_block(long tiles, int threads) const;
+
+ private:
+  void gemm_block(const float* v, float* mbuf, int tile_count, int p_begin, int p_end, int group_begin,
+                  int group_end) const;
+
+  ConvParams params_;
+  Isa isa_;
+  int vlen_;
+  int in_pack_, out_pack_;
+  int m_, alpha_;
+  int ic_packs_;   // ceil(ic / vlen): V holds ic zero-padded to whole vectors
+  int chunks_;     // ceil(oc / vlen)
+  long group_floats_;
+  std::unique_ptr<GemmKernelCache> kernels_;
+  Mat weights_;    // U: [alpha^2][group][ic_packs * vlen][chunks in group][vlen]
+  Mat bias_;       // chunks * vlen, zero-padded
+};
+
+}  // namespace jitconv

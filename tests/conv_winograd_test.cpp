@@ -1,0 +1,68 @@
+// Winograd F(2,3) / F(4,3) / F(6,3) against the scalar reference. The bound per variant
+// comes from measurement (README, "Winograd accuracy"): the error relative to the output
+// norm grows with the tile size because the transforms scale values by up to 32 (F(6,3)).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "tests/conv_tester.h"
+
+using namespace jitconv;
+using namespace jitconv::test;
+
+namespace {
+// Bounds on the error relative to the largest |output| before the activation: about 4x
+// the worst measured over 63 problems (8..256 channels, 5x5..56x56, inputs and weights
+// uniform in [-1, 1]): F(2,3) 6.5e-7, F(4,3) 1.3e-5, F(6,3) 1.8e-5.
+double winograd_bound(int m) { return m == 2 ? 2.6e-6 : m == 4 ? 5.2e-5 : 7e-5; }
+}  // namespace
+
+TEST(ConvWinograd, OutputSizesAndTails) {
+  // Outputs 1x1 .. 17x17 (every partial last tile of every variant), odd channel counts.
+  for (Isa isa : jit_isas())
+    for (int m : {2, 4, 6})
+      for (int size = 1; size <= 17; size++) {
+        const int ic = 5 + size % 7 * 3, oc = 3 + size * 2;
+        ConvTester().isa(isa).ic(ic).oc(oc).input(size, size + size % 3).kernel(3).pad(1).seed(size * 7 + m).test_winograd(m, winograd_bound(m));
+      }
+}
+
+TEST(ConvWinograd, ChannelTailsAndElempacks) {
+  for (Isa isa : jit_isas())
+    for (int m : {2, 4, 6})
+      for (int in : {1, 4, 8, 16})
+        for (int out : {1, 4, 8, 16}) {
+          if (out > isa_lanes(isa)) continue;
+          ConvTester().isa(isa).ic(48).oc(48).input(9, 11).kernel(3).pad(1).elempack(in, out).test_winograd(m, winograd_bound(m));
+          ConvTester().isa(isa).ic(16).oc(80).input(7, 13).kernel(3).pad(1).elempack(in, out).test_winograd(m, winograd_bound(m));
+        }
+}
+
+TEST(ConvWinograd, PaddingsActivationsThreads) {
+  for (Isa isa : jit_isas())
+    for (int m : {2, 4, 6}) {
+      ConvTester().isa(isa).ic(16).oc(32).input(12, 12).kernel(3).test_winograd(m, winograd_bound(m));  // no pad
+      ConvTester().isa(isa).ic(16).oc(32).input(10, 13).kernel(3).pad(2, 0, 1, 3).test_winograd(m, winograd_bound(m));
+      ConvTester().isa(isa).ic(16).oc(32).input(10, 13).kernel(3).pad(kPadSameUpper).test_winograd(m, winograd_bound(m));
+      ConvTester().isa(isa).ic(12).oc(20).input(9, 9).kernel(3).pad(1).pad_value(0.5f).test_winograd(m, winograd_bound(m));
+      for (const char* act : {"relu", "leaky:0.1", "clip:-0.5:0.5", "sigmoid", "mish", "hardswish:0.2:0.5"})
+        ConvTester().isa(isa).ic(24).oc(40).input(11, 11).kernel(3).pad(1).act(act).test_winograd(m, winograd_bound(m));
+      ConvTester t;
+      t.isa(isa).ic(64).oc(64).input(29, 31).kernel(3).pad(1);
+      const std::vector<float> one = t.threads(1).test_winograd(m, winograd_bound(m));
+      const std::vector<float> two = t.threads(2).test_winograd(m, winograd_bound(m));
+      const std::vector<float> five = t.threads(5).test_winograd(m, winograd_bound(m));
+      EXPECT_EQ(0, memcmp(one.data(), two.data(), one.size() * sizeof(float)));
+      EXPECT_EQ(0, memcmp(one.data(), five.data(), one.size() * sizeof(float)));
+    }
+}
+
+TEST(ConvWinograd, HeadlineShapes) {
+  for (Isa isa : jit_isas())
+    for (int m : {2, 4, 6}) {
+      ConvTester().isa(isa).ic(64).oc(64).input(28, 28).kernel(3).pad(1).test_winograd(m, winograd_bound(m));
+      ConvTester().isa(isa).ic(256).oc(256).input(14, 14).kernel(3).pad(1).test_winograd(m, winograd_bound(m));
+      ConvTester().isa(isa).ic(96).oc(96).input(19, 21).kernel(3).pad(1).test_winograd(m, winograd_bound(m));
+    }
+}
