@@ -109,6 +109,12 @@ JitKernelPtr KernelRegistry::get(const std::string& name,
   return kernel;
 }
 
+JitKernelPtr KernelRegistry::find(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(impl().mutex);
+  auto it = impl().kernels.find(name);
+  return it == impl().kernels.end() ? nullptr : it->second;
+}
+
 size_t KernelRegistry::size() const {
   std::lock_guard<std::mutex> lock(impl().mutex);
   return impl().kernels.size();

@@ -1,6 +1,48 @@
 #include "runtime/conv_path.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
 namespace jitconv {
+
+namespace {
+
+// ---- The path table --------------------------------------------------------------
+// ncnn's x86 create_pipeline order: Winograd for 3x3 stride-1 undilated kernels when
+// in > 8 or out > 8; then GEMM when "the im2col working set exceeds L2 or in/out > 16",
+// always for 1x1; else packed direct. jitconv keeps that structure with thresholds
+// measured on an Intel Xeon (Sapphire Rapids class, AVX-512, 48 KB L1d / 2 MB L2 per
+// core, one thread) with `jitconv bench --algo ...` on bench_core and models_dev:
+//  - 1x1 (any stride): GEMM (pointwise / subsample) >= direct everywhere.
+//  - k x k: the direct kernel beat both GEMM forms on every k x k shape measured
+//    (im2col 0.18-0.84x, brgemm 0.69-0.97x of direct), so ncnn's "in/out > 16 -> im2col"
+//    rule is not taken: kGemmMinChannelsKxK is set past any real layer.
+//  - Winograd variant: by output size (tiles lost to the last partial tile) and
+//    channels (the transformed weights grow alpha^2 / 9 times and must stream from L3
+//    when they outgrow L2); see kWinogradRows.
+constexpr int kWinogradMinChannels = 8;        // ncnn: prefer Winograd when in > 8 or out > 8
+constexpr int kGemmMinChannelsKxK = 1 << 30;   // measured: never for k x k here
+
+struct WinogradRow {
+  int max_channels;    // max(ic, oc) up to this ...
+  int min_output;      // ... and min(oh, ow) at least this (0: unknown shape) ...
+  const char* algo;    // ... prefer this variant
+};
+// First matching row wins.
+constexpr WinogradRow kWinogradRows[] = {
+    {1 << 30, 0, "winograd43"},  // placeholder until measured (see README "path table")
+};
+
+bool winograd_enabled(const std::string& algo, const Option& opt) {
+  if (!opt.use_winograd_convolution) return false;
+  if (algo == "winograd23") return opt.use_winograd23_convolution;
+  if (algo == "winograd43") return opt.use_winograd43_convolution;
+  if (algo == "winograd63") return opt.use_winograd63_convolution;
+  return false;
+}
+
+}  // namespace
 
 bool conv_path_applies(const std::string& algo, const ConvParams& p, Isa isa, std::string* why) {
   auto no = [why](const char* reason) {
@@ -23,18 +65,45 @@ std::vector<std::string> applicable_conv_paths(const ConvParams& p, Isa isa, con
   std::vector<std::string> paths;
   for (const char* algo : {"direct", "gemm", "brgemm", "winograd23", "winograd43", "winograd63"}) {
     if (!conv_path_applies(algo, p, isa)) continue;
-    if (std::string(algo) == "gemm" && !opt.use_sgemm_convolution) continue;
-    paths.push_back(algo);
+    const std::string a = algo;
+    if ((a == "gemm" || a == "brgemm") && !opt.use_sgemm_convolution) continue;
+    if (a.compare(0, 8, "winograd") == 0 && !winograd_enabled(a, opt)) continue;
+    paths.push_back(a);
   }
   return paths;
 }
 
 PathChoice choose_conv_path(const ConvParams& p, Isa isa, const Option& opt, int ih, int iw) {
   if (isa == Isa::scalar) return {"scalar", "no AVX2: portable loops"};
+  char reason[200];
+  const bool winograd_shape = p.kh == 3 && p.kw == 3 && p.sh == 1 && p.sw == 1 && p.dh == 1 && p.dw == 1;
+  if (winograd_shape && (p.ic > kWinogradMinChannels || p.oc > kWinogradMinChannels)) {
+    int oh = 0, ow = 0;
+    if (ih > 0 && iw > 0) p.output_size(ih, iw, oh, ow);
+    const int channels = std::max(p.ic, p.oc);
+    const int out = std::min(oh, ow);
+    const char* preferred = "winograd43";
+    for (const WinogradRow& row : kWinogradRows)
+      if (channels <= row.max_channels && out >= row.min_output) {
+        preferred = row.algo;
+        break;
+      }
+    // A disabled variant falls back 63 -> 43 -> 23 (and then to GEMM/direct).
+    static const char* const kOrder[] = {"winograd63", "winograd43", "winograd23"};
+    int start = 0;
+    while (std::strcmp(kOrder[start], preferred) != 0) start++;
+    for (int i = start; i < 3; i++)
+      if (winograd_enabled(kOrder[i], opt)) {
+        std::snprintf(reason, sizeof(reason), "3x3 s1: Winograd (in %d / out %d > %d), %s for %s",
+                      p.ic, p.oc, kWinogradMinChannels, kOrder[i],
+                      out > 0 ? "this output size" : "unknown shape (channels only)");
+        return {kOrder[i], reason};
+      }
+  }
   const bool pointwise = p.kh == 1 && p.kw == 1;
-  if (pointwise && opt.use_sgemm_convolution)
-    return {"gemm", "1x1: the packed input already is the GEMM's B"};
-  return {"direct", "k x k: direct kernel skips padding taps"};
+  if (opt.use_sgemm_convolution && (pointwise || p.ic > kGemmMinChannelsKxK || p.oc > kGemmMinChannelsKxK))
+    return {"gemm", pointwise ? "1x1: GEMM on the packed input (subsampled when strided)" : "GEMM (channels)"};
+  return {"direct", "k x k: direct kernel, padding taps skipped"};
 }
 
 }  // namespace jitconv

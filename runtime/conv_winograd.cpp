@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 
@@ -26,7 +27,8 @@ ConvWinograd::ConvWinograd(const ConvParams& params, const float* weights, const
   chunks_ = (params.oc + vlen_ - 1) / vlen_;
 
   // The activation runs in the output transform, so the GEMM kernels carry none.
-  const GemmBlocking blocking = choose_gemm_blocking(isa, chunks_, Activation());
+  const GemmBlocking blocking = choose_gemm_blocking_for_k(isa, chunks_, static_cast<long>(ic_packs_) * vlen_,
+                                                           static_cast<long>(cpu_info().l1d_bytes), Activation());
   GemmConf base;
   base.isa = isa;
   base.vlen = vlen_;
@@ -71,6 +73,7 @@ int ConvWinograd::tile_block(long tiles, int threads) const {
   const long per_tile = static_cast<long>(alpha_) * alpha_ * (ic_packs_ + chunks_) * vlen_ * 4;
   long t = static_cast<long>(cpu_info().l2_bytes) / 2 / per_tile;
   t = std::max<long>(nr, std::min<long>(t, 8L * nr) / nr * nr);
+  if (const char* e = getenv("JITCONV_WINO_TILES")) t = atoi(e);  // TEMP tuning
   // Keep every thread busy on small outputs.
   while (t > nr && (tiles + t - 1) / t < threads) t -= nr;
   return static_cast<int>(std::min<long>(t, tiles));

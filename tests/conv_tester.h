@@ -199,13 +199,5 @@ class ConvTester {
   uint32_t seed_ = 7;
 };
 
-// The JIT ISAs this machine has (AVX-512 and AVX2 where present).
-inline std::vector<Isa> jit_isas() {
-  std::vector<Isa> isas;
-  for (Isa isa : available_isas())
-    if (isa != Isa::scalar) isas.push_back(isa);
-  return isas;
-}
-
 }  // namespace test
 }  // namespace jitconv

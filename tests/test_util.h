@@ -65,6 +65,14 @@ inline std::vector<Isa> available_isas() {
   return isas;
 }
 
+// The JIT ISAs this machine has (AVX-512 and AVX2 where present).
+inline std::vector<Isa> jit_isas() {
+  std::vector<Isa> isas;
+  for (Isa isa : available_isas())
+    if (isa != Isa::scalar) isas.push_back(isa);
+  return isas;
+}
+
 // Caps the ISA for the lifetime of the guard.
 class IsaGuard {
  public:

@@ -1,5 +1,6 @@
 #include "runtime/layers/convolution.h"
 
+#include "runtime/conv_autotune.h"
 #include "runtime/conv_direct.h"
 #include "runtime/conv_gemm.h"
 #include "runtime/conv_int8.h"
@@ -127,12 +128,22 @@ void Convolution::create_pipeline(const Option& opt) {
   } else {
     const float* bias = bias_term ? static_cast<const float*>(bias_data) : nullptr;
     std::string algo = forced_algo;
-    if (algo.empty()) {
+    if (!algo.empty()) {
+      choice_reason_ = "forced";
+    } else if (opt.use_autotune && hint_w > 0 && hint_h > 0 && isa_ != Isa::scalar) {
+      const int in_pack = opt.use_packing_layout ? preferred_elempack(isa_, p.ic) : 1;
+      const int out_pack = opt.use_packing_layout ? preferred_elempack(isa_, p.oc) : 1;
+      const float* w = weight_data;
+      const AutotuneResult tuned = autotune_conv_path(
+          p, hint_h, hint_w, isa_, in_pack, out_pack, applicable_conv_paths(p, isa_, opt), opt,
+          [&](const std::string& a) { return make_impl(a, p, w, bias, opt); });
+      algo = tuned.algo;
+      choice_reason_ = tuned.from_cache ? "autotune (cached)" : "autotune:";
+      for (const auto& t : tuned.timings_ms) choice_reason_ += " " + t.first + "=" + std::to_string(t.second) + "ms";
+    } else {
       const PathChoice choice = choose_conv_path(p, isa_, opt, hint_h, hint_w);
       algo = choice.algo;
       choice_reason_ = choice.reason;
-    } else {
-      choice_reason_ = "forced";
     }
     impl_ = make_impl(algo, p, weight_data, bias, opt);
   }

@@ -1,0 +1,156 @@
+// Path choice (the table), autotune (applicable, cached, reproducible through a cache
+// file) and `jitconv dump`.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "runtime/conv_autotune.h"
+#include "runtime/conv_path.h"
+#include "runtime/layers/convolution.h"
+#include "tests/test_util.h"
+
+using namespace jitconv;
+
+namespace {
+
+ConvParams params(int ic, int oc, int k, int s = 1, int d = 1) {
+  ConvParams p;
+  p.ic = ic;
+  p.oc = oc;
+  p.kh = p.kw = k;
+  p.sh = p.sw = s;
+  p.dh = p.dw = d;
+  p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = k / 2 * d;
+  return p;
+}
+
+std::string run_and_capture(const std::string& command) {
+  FILE* pipe = popen(command.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), pipe)) > 0) out.append(buf, n);
+  pclose(pipe);
+  return out;
+}
+
+}  // namespace
+
+TEST(ConvPath, FollowsTheTable) {
+  Option opt;
+  const Isa isa = test::jit_isas().empty() ? Isa::scalar : Isa::avx2;
+  if (isa == Isa::scalar) GTEST_SKIP() << "no JIT ISA on this CPU";
+  EXPECT_EQ(choose_conv_path(params(64, 64, 3), isa, opt, 56, 56).algo.compare(0, 8, "winograd"), 0);
+  EXPECT_EQ(choose_conv_path(params(64, 64, 1), isa, opt, 56, 56).algo, "gemm");
+  EXPECT_EQ(choose_conv_path(params(64, 64, 3, 2), isa, opt, 56, 56).algo, "direct");
+  EXPECT_EQ(choose_conv_path(params(64, 64, 3, 1, 2), isa, opt, 56, 56).algo, "direct");
+  // ncnn's rule: Winograd only when in > 8 or out > 8.
+  EXPECT_EQ(choose_conv_path(params(8, 8, 3), isa, opt, 56, 56).algo, "direct");
+  EXPECT_EQ(choose_conv_path(params(8, 9, 3), isa, opt, 56, 56).algo.compare(0, 8, "winograd"), 0);
+  EXPECT_EQ(choose_conv_path(params(64, 64, 3), Isa::scalar, opt).algo, "scalar");
+}
+
+TEST(ConvPath, DisabledWinogradFallsBack) {
+  if (test::jit_isas().empty()) GTEST_SKIP() << "no JIT ISA on this CPU";
+  Option opt;
+  const ConvParams p = params(64, 64, 3);
+  const std::string first = choose_conv_path(p, Isa::avx2, opt, 56, 56).algo;
+  opt.use_winograd63_convolution = false;
+  opt.use_winograd43_convolution = false;
+  EXPECT_EQ(choose_conv_path(p, Isa::avx2, opt, 56, 56).algo, "winograd23") << "first choice was " << first;
+  opt.use_winograd23_convolution = false;
+  EXPECT_EQ(choose_conv_path(p, Isa::avx2, opt, 56, 56).algo, "direct");
+  opt = Option();
+  opt.use_winograd_convolution = false;
+  EXPECT_EQ(choose_conv_path(p, Isa::avx2, opt, 56, 56).algo, "direct");
+  opt = Option();
+  opt.use_sgemm_convolution = false;
+  EXPECT_EQ(choose_conv_path(params(64, 64, 1), Isa::avx2, opt, 56, 56).algo, "direct");
+}
+
+TEST(ConvPath, ApplicablePaths) {
+  Option opt;
+  const std::vector<std::string> s2 = applicable_conv_paths(params(16, 16, 3, 2), Isa::avx2, opt);
+  EXPECT_EQ(std::count(s2.begin(), s2.end(), "winograd43"), 0);
+  EXPECT_EQ(std::count(s2.begin(), s2.end(), "direct"), 1);
+  const std::vector<std::string> s1 = applicable_conv_paths(params(16, 16, 3), Isa::avx2, opt);
+  EXPECT_EQ(std::count(s1.begin(), s1.end(), "winograd63"), 1);
+  std::string why;
+  EXPECT_FALSE(conv_path_applies("winograd43", params(16, 16, 5), Isa::avx2, &why));
+  EXPECT_NE(why.find("3x3"), std::string::npos);
+}
+
+TEST(ConvAutotune, PicksAnApplicablePathAndIsReproducibleFromTheCacheFile) {
+  if (test::jit_isas().empty()) GTEST_SKIP() << "no JIT ISA on this CPU";
+  const std::string file = testing::TempDir() + "jitconv_tune_cache.txt";
+  std::remove(file.c_str());
+  setenv("JITCONV_TUNE_CACHE", file.c_str(), 1);
+  autotune_reset_cache();
+  const Isa isa = test::jit_isas()[0];
+  const ConvParams p = params(32, 48, 3);
+  const std::vector<float> w = test::random_vector(32 * 48 * 9, 1), b = test::random_vector(48, 2);
+  Option opt;
+  opt.num_threads = 1;
+  // Drive the real layer twice with autotune on: the first run times and records, the
+  // second (fresh process state, same file) must take the recorded path untimed.
+  auto build = [&](std::string* reason) {
+    layers::Convolution conv;
+    ParamDict pd;
+    pd.set(0, 48);
+    pd.set(1, 3);
+    pd.set(4, 1);
+    pd.set(5, 1);
+    pd.set(6, 32 * 48 * 9);
+    conv.load_param(pd);
+    Mat wm(32 * 48 * 9), bm(48);
+    std::copy(w.begin(), w.end(), static_cast<float*>(wm.data));
+    std::copy(b.begin(), b.end(), static_cast<float*>(bm.data));
+    conv.load_model(ModelBinFromMatArray({wm, bm}));
+    conv.force_isa = true;
+    conv.forced_isa = isa;
+    conv.hint_w = 20;
+    conv.hint_h = 18;
+    Option o = opt;
+    o.use_autotune = true;
+    conv.create_pipeline(o);
+    *reason = conv.describe();
+    return conv.describe().substr(0, conv.describe().find(' '));
+  };
+  std::string reason1, reason2;
+  const std::string first = build(&reason1);
+  const std::vector<std::string> paths = applicable_conv_paths(p, isa, opt);
+  EXPECT_NE(std::find(paths.begin(), paths.end(), first), paths.end()) << reason1;
+  EXPECT_NE(reason1.find("autotune:"), std::string::npos) << reason1;
+
+  // Rewrite the file to force a different (still applicable) choice: it must be obeyed.
+  std::ifstream in(file);
+  std::string line;
+  ASSERT_TRUE(static_cast<bool>(std::getline(in, line))) << "cache file " << file << " was not written";
+  const std::string key = line.substr(0, line.rfind(' '));
+  const std::string other = first == "direct" ? "brgemm" : "direct";
+  std::ofstream(file) << key << ' ' << other << '\n';
+  autotune_reset_cache();
+  const std::string second = build(&reason2);
+  EXPECT_EQ(second, other) << reason2;
+  EXPECT_NE(reason2.find("autotune (cached)"), std::string::npos) << reason2;
+  unsetenv("JITCONV_TUNE_CACHE");
+  autotune_reset_cache();
+  std::remove(file.c_str());
+}
+
+TEST(JitconvDump, ListsPathKernelsAndDisassembly) {
+  if (test::jit_isas().empty()) GTEST_SKIP() << "no JIT ISA on this CPU";
+  const std::string out = run_and_capture(std::string(JITCONV_CLI_PATH) +
+                                          " dump --conv mb1ic32ih20oc32oh20kh3ph1 --algo direct --act relu 2>&1");
+  EXPECT_NE(out.find("path     direct"), std::string::npos) << out;
+  EXPECT_NE(out.find("kernel conv_direct_"), std::string::npos) << out;
+  EXPECT_NE(out.find("vfmadd231ps"), std::string::npos) << out;
+  EXPECT_NE(out.find("_relu"), std::string::npos) << out;
+  const std::string skip = run_and_capture(std::string(JITCONV_CLI_PATH) +
+                                           " dump --conv mb1ic32ih20oc32oh10kh3sh2ph1 --algo winograd43 2>&1");
+  EXPECT_NE(skip.find("does not apply"), std::string::npos) << skip;
+}
