@@ -27,7 +27,8 @@ struct Int8RefScales {
 
 // desc: one image (mb 1), one group. src: ic x ih x iw fp32; weights: OIHW int8;
 // bias: oc values or null; dst: oc x oh x ow. sums (optional): the exact int32 sums,
-// oc x oh x ow. Padding taps read float2int8(pad_value * bottom). With requantize the
+// oc x oh x ow. Padding taps read float2int8(pad_value * bottom) (ncnn casts pad_value
+// to int8 unscaled; equal for pad_value 0). With requantize the
 // output is q * (1 / top) for q = float2int8(value * top).
 void reference_conv2d_int8(const ConvDesc& desc, const float* src, const int8_t* weights, const Int8RefScales& scales,
                            const float* bias, float* dst, const Activation& act = Activation(), float pad_value = 0.f,

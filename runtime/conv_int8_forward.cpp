@@ -124,7 +124,8 @@ void ConvInt8::forward_rows(const Geometry& geo, const Mat& image, Mat& top, con
   std::vector<long> offsets(segments_);
   for (int ky = 0; ky < p.kh; ky++)
     for (int kx = 0; kx < p.kw; kx++)
-      offsets[ky * p.kw + kx] = (static_cast<long>(ky) * p.dh * geo.wp + static_cast<long>(kx) * p.dw) * geo.pixel_bytes;
+      offsets[ky * p.kw + kx] =
+          (static_cast<long>(ky) * p.dh * geo.wp + static_cast<long>(kx) * p.dw) * geo.pixel_bytes;
   const Kernels& k_full = kernels_for(static_cast<int>(range_len % blocking_.nr));
   const Kernels& k_last = kernels_for(static_cast<int>(last_len % blocking_.nr));
   const long c_plane_stride = static_cast<long>(top.cstep) * out_pack_ * 4;

@@ -26,7 +26,8 @@ ConvInt8::ConvInt8(const ConvParams& params, const int8_t* weights, const Int8Sc
   const ConvParams& p = params;
   if (p.ic <= 0 || p.oc <= 0 || p.kh <= 0 || p.kw <= 0) fail("int8 convolution: bad geometry ", p.to_string());
   for (int pack : {in_pack, out_pack})
-    if (pack != 1 && pack != 4 && pack != 8 && pack != 16) fail("int8 convolution: elempack ", pack, " is not 1/4/8/16");
+    if (pack != 1 && pack != 4 && pack != 8 && pack != 16)
+      fail("int8 convolution: elempack ", pack, " is not 1/4/8/16");
   if (p.ic % in_pack || p.oc % out_pack || out_pack > vlen_)
     fail("int8 convolution: elempacks ", in_pack, "->", out_pack, " do not fit ", p.to_string(), " on ", isa_name(isa));
   const long reduction = static_cast<long>(p.ic) * p.kh * p.kw;
@@ -46,7 +47,8 @@ ConvInt8::ConvInt8(const ConvParams& params, const int8_t* weights, const Int8Sc
 
   dot_ = tuning.dot ? *tuning.dot : default_int8_dot(isa);
   if (isa != Isa::scalar && !int8_dot_supported(isa, dot_))
-    fail("int8 convolution: ", int8_dot_name(dot_), " dot products are not available at ", isa_name(isa), " on this CPU");
+    fail("int8 convolution: ", int8_dot_name(dot_), " dot products are not available at ", isa_name(isa),
+         " on this CPU");
   group_elems_ = int8_dot_group_elems(dot_);
   elem_bytes_ = int8_dot_elem_bytes(dot_);
   const bool pointwise = p.kh == 1 && p.kw == 1;

@@ -2,9 +2,10 @@
 //
 // forward: the fp32 input is quantized once with the bottom scale into a padded,
 // channel-interleaved image (the border holds the quantized pad value), then
-//   rows    (strided 1x1: the image keeps only the sampled pixels) each task runs one output row (or, when rows follow each other in the image,
+//   rows    each task runs one output row (or, when rows follow each other in the image,
 //           a range of pixels) for one chunk group, batch-reducing over the kernel taps
-//           straight from the image: B pixel stride = stride_w * pixel bytes, no copies;
+//           straight from the image: B pixel stride = stride_w * pixel bytes, no copies
+//           (a strided 1x1 quantizes only the sampled pixels and runs at stride 1);
 //   im2col  for few input channels (a tap's k groups would be mostly padding): each
 //           task gathers a pixel range into a [pixel][K] panel (K = kh*kw*ic dense, runs
 //           of kw*ic contiguous values per kernel row) and runs every chunk group on it.
@@ -12,6 +13,10 @@
 //   image  = [ih + pads][iw + pads][pixel_elems]      rows: ic rounded up to the k group
 //   panel  = [pixels][K rounded up to the k group]
 //   A      = group - [segment][k_group][ur_oc][vlen][4 bytes]   segment = tap (rows)
+//
+// Padding taps read float2int8(pad_value * bottom_scale), as the fp32 model means them
+// (ncnn's int8 path pads its int8 blob with static_cast<signed char>(pad_value), unscaled;
+// the two agree for the usual pad_value 0).
 //
 // Accumulation is exact in int32 (K is bounded so the sum cannot overflow); the result is
 // sum / (bottom_scale * weight_scale[oc]) + bias, the activation, and with requantize the

@@ -269,7 +269,9 @@ TEST(ConvInt8Layer, BadScalesAreReported) {
   EXPECT_TRUE(has(e, "weight scale 3 is nan")) << e;
   e = pipeline_error(c, [](layers::Convolution& l) { static_cast<float*>(l.weight_data_int8_scales.data)[0] = -2.f; });
   EXPECT_TRUE(has(e, "weight scale 0 is -2")) << e;
-  e = pipeline_error(c, [](layers::Convolution& l) { l.weight_data_int8_scales = l.weight_data_int8_scales.range(0, 5); });
+  e = pipeline_error(c, [](layers::Convolution& l) {
+    l.weight_data_int8_scales = l.weight_data_int8_scales.range(0, 5);
+  });
   EXPECT_TRUE(has(e, "weight_data_int8_scales holds 5 values, expected 12")) << e;
   LayerCase requant = c;
   requant.scale_term = 101;

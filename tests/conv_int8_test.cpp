@@ -43,8 +43,8 @@ TEST(ConvInt8, OutputChannelSweep) {
 
 TEST(ConvInt8, Geometry) {
   struct Pads { int t, l, b, r; };
-  const Pads pads[] = {{0, 0, 0, 0}, {1, 1, 1, 1}, {2, 1, 0, 3}, {kPadSameUpper, kPadSameUpper, kPadSameUpper, kPadSameUpper},
-                       {kPadSameLower, kPadSameLower, kPadSameLower, kPadSameLower}};
+  const int up = kPadSameUpper, low = kPadSameLower;
+  const Pads pads[] = {{0, 0, 0, 0}, {1, 1, 1, 1}, {2, 1, 0, 3}, {up, up, up, up}, {low, low, low, low}};
   for (auto [isa, dot] : int8_kernel_variants())
     for (ConvInt8::Form form : kForms)
       for (int k : {1, 3, 5, 7})

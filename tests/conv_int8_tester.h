@@ -74,7 +74,10 @@ class Int8ConvTester {
   Int8ConvTester& dilation(int d) { dh_ = dw_ = d; return *this; }
   Int8ConvTester& dilation(int h, int w) { dh_ = h; dw_ = w; return *this; }
   Int8ConvTester& pad(int p) { pt_ = pl_ = pb_ = pr_ = p; return *this; }
-  Int8ConvTester& pad(int top, int left, int bottom, int right) { pt_ = top; pl_ = left; pb_ = bottom; pr_ = right; return *this; }
+  Int8ConvTester& pad(int top, int left, int bottom, int right) {
+    pt_ = top; pl_ = left; pb_ = bottom; pr_ = right;
+    return *this;
+  }
   Int8ConvTester& pad_value(float v) { pad_value_ = v; return *this; }
   Int8ConvTester& bias(bool b) { bias_ = b; return *this; }
   Int8ConvTester& act(const std::string& a) { act_ = Activation::parse(a); return *this; }
@@ -88,7 +91,11 @@ class Int8ConvTester {
   Int8ConvTester& requantize(bool r) { requantize_ = r; return *this; }
   Int8ConvTester& fp32_weights(bool f) { fp32_weights_ = f; return *this; }
   // int8 weight mode: input scale 2^log2 and weights drawn from [-max, max].
-  Int8ConvTester& int8_range(int bottom_scale_log2, int weight_max) { bottom_log2_ = bottom_scale_log2; weight_max_ = weight_max; return *this; }
+  Int8ConvTester& int8_range(int bottom_scale_log2, int weight_max) {
+    bottom_log2_ = bottom_scale_log2;
+    weight_max_ = weight_max;
+    return *this;
+  }
   // Requantization scale (default: 100 / max|fp32 output|, so no output saturates).
   Int8ConvTester& top_scale(float s) { top_scale_ = s; return *this; }
   // Skip the fp32 bound (inputs that saturate on purpose are off by more than half a step).
