@@ -232,6 +232,28 @@ TEST(ConvInt8Layer, RequantizedOutputAndPadValue) {
   test_layer(c, 6);
 }
 
+TEST(ConvInt8Layer, UnpackedLayout) {
+  LayerCase c;
+  c.ic = 16;
+  c.oc = 20;
+  const LayerData d = make_data(c, 8);
+  for (Isa isa : available_isas()) {
+    SCOPED_TRACE(isa_name(isa));
+    IsaGuard guard(isa);
+    layers::Convolution layer;
+    load_layer(layer, c, d);
+    Option opt;
+    opt.use_packing_layout = false;
+    layer.create_pipeline(opt);
+    Mat top;
+    layer.forward(d.src, top, opt);
+    ASSERT_EQ(top.elempack, 1);
+    const std::vector<float> got = dense_values(top);
+    ASSERT_EQ(got.size(), d.expected.size());
+    EXPECT_EQ(0, memcmp(got.data(), d.expected.data(), got.size() * sizeof(float)));
+  }
+}
+
 TEST(ConvInt8Layer, FlattenedInputRunsAsInnerProduct) {
   LayerCase c;
   c.ic = 40;

@@ -5,7 +5,10 @@
 // pair, bias, every activation, requantization, fp32 and int8 weights, thread counts.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "tests/conv_int8_tester.h"
 
@@ -152,4 +155,35 @@ TEST(ConvInt8, PortableKernelMatches) {
   Int8ConvTester().isa(Isa::scalar).ic(20).oc(9).input(5, 4).kernel(1).requantize(true).fp32_weights(true).test();
   Int8ConvTester().isa(Isa::scalar).form(ConvInt8::Form::im2col).ic(3).oc(5).input(7, 7).kernel(5).stride(2).pad(2)
       .test();
+}
+
+TEST(ConvInt8, KernelNamesSpellEveryParameter) {
+  // Equal names share one kernel in the registry: every field must change the name.
+  GemmInt8Conf base;
+  base.isa = Isa::avx512;
+  base.vlen = 16;
+  base.ur_oc = 4;
+  base.nr = 6;
+  std::vector<GemmInt8Conf> confs(12, base);
+  confs[1].isa = Isa::avx2;
+  confs[1].vlen = 8;
+  confs[1].last_chunk_lanes = 8;
+  confs[2].dot = Int8Dot::madd16;
+  confs[3].ur_oc = 3;
+  confs[4].nr = 5;
+  confs[5].n_tail = 2;
+  confs[6].b_pixel_stride = 8;
+  confs[7].out_pack = 8;
+  confs[8].last_chunk_lanes = 4;
+  confs[9].bias = true;
+  confs[10].requantize = true;
+  confs[11].act = Activation::parse("leaky:0.1");
+  std::vector<std::string> names;
+  for (const GemmInt8Conf& c : confs) {
+    EXPECT_EQ(std::count(names.begin(), names.end(), c.name()), 0) << c.name();
+    names.push_back(c.name());
+  }
+  GemmInt8Conf other_slope = confs[11];
+  other_slope.act = Activation::parse("leaky:0.2");
+  EXPECT_NE(other_slope.name(), confs[11].name());
 }
