@@ -26,9 +26,17 @@ std::vector<int> channel_counts() {
   return counts;
 }
 
+// Tests of generated code skip, saying why, on CPUs that cannot run it.
+class ConvInt8Jit : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (int8_kernel_variants().empty()) GTEST_SKIP() << "this CPU has neither AVX2 nor AVX-512";
+  }
+};
+
 }  // namespace
 
-TEST(ConvInt8, InputChannelSweep) {
+TEST_F(ConvInt8Jit, InputChannelSweep) {
   for (auto [isa, dot] : int8_kernel_variants())
     for (ConvInt8::Form form : kForms)
       for (int ic : channel_counts())
@@ -36,7 +44,7 @@ TEST(ConvInt8, InputChannelSweep) {
             .bias(false).seed(ic).test();
 }
 
-TEST(ConvInt8, OutputChannelSweep) {
+TEST_F(ConvInt8Jit, OutputChannelSweep) {
   for (auto [isa, dot] : int8_kernel_variants())
     for (ConvInt8::Form form : kForms)
       for (int oc : channel_counts())
@@ -44,7 +52,7 @@ TEST(ConvInt8, OutputChannelSweep) {
             .bias(false).seed(oc + 100).test();
 }
 
-TEST(ConvInt8, Geometry) {
+TEST_F(ConvInt8Jit, Geometry) {
   struct Pads { int t, l, b, r; };
   const int up = kPadSameUpper, low = kPadSameLower;
   const Pads pads[] = {{0, 0, 0, 0}, {1, 1, 1, 1}, {2, 1, 0, 3}, {up, up, up, up}, {low, low, low, low}};
@@ -60,7 +68,7 @@ TEST(ConvInt8, Geometry) {
             }
 }
 
-TEST(ConvInt8, RectangularKernelsStridesAndPadValue) {
+TEST_F(ConvInt8Jit, RectangularKernelsStridesAndPadValue) {
   for (const auto& variant : int8_kernel_variants())
     for (ConvInt8::Form form : kForms) {
       auto base = [&] { return Int8ConvTester().isa(variant.first).dot(variant.second).form(form); };
@@ -73,7 +81,7 @@ TEST(ConvInt8, RectangularKernelsStridesAndPadValue) {
     }
 }
 
-TEST(ConvInt8, StridedPointwiseQuantizesOnlySampledPixels) {
+TEST_F(ConvInt8Jit, StridedPointwiseQuantizesOnlySampledPixels) {
   for (auto [isa, dot] : int8_kernel_variants())
     for (int in_pack : {1, 4, 16}) {
       Int8ConvTester().isa(isa).dot(dot).ic(32).oc(24).input(13, 11).kernel(1).stride(2).elempack(in_pack, 0).test();
@@ -84,7 +92,7 @@ TEST(ConvInt8, StridedPointwiseQuantizesOnlySampledPixels) {
     }
 }
 
-TEST(ConvInt8, EveryElempackPair) {
+TEST_F(ConvInt8Jit, EveryElempackPair) {
   for (auto [isa, dot] : int8_kernel_variants())
     for (ConvInt8::Form form : kForms)
       for (int in : {1, 4, 8, 16})
@@ -97,7 +105,7 @@ TEST(ConvInt8, EveryElempackPair) {
         }
 }
 
-TEST(ConvInt8, ActivationsBiasAndRequantize) {
+TEST_F(ConvInt8Jit, ActivationsBiasAndRequantize) {
   const char* acts[] = {"none", "relu", "leaky:0.1", "clip:-0.5:0.7", "sigmoid", "mish", "hardswish:0.2:0.5"};
   for (auto [isa, dot] : int8_kernel_variants())
     for (const char* act : acts)
@@ -108,7 +116,7 @@ TEST(ConvInt8, ActivationsBiasAndRequantize) {
                 .requantize(requant).fp32_weights(fp32).test();
 }
 
-TEST(ConvInt8, RequantizeRoundsHalfAwayFromZero) {
+TEST_F(ConvInt8Jit, RequantizeRoundsHalfAwayFromZero) {
   // Small integers with a top scale of 0.5 put every odd sum on a tie (k + 0.5).
   for (auto [isa, dot] : int8_kernel_variants())
     for (ConvInt8::Form form : kForms)
@@ -116,14 +124,14 @@ TEST(ConvInt8, RequantizeRoundsHalfAwayFromZero) {
           .int8_range(2, 3).requantize(true).top_scale(0.5f).test();
 }
 
-TEST(ConvInt8, ZeroWeightScaleGivesBias) {
+TEST_F(ConvInt8Jit, ZeroWeightScaleGivesBias) {
   for (auto [isa, dot] : int8_kernel_variants())
     for (bool fp32 : {false, true})
       Int8ConvTester().isa(isa).dot(dot).ic(9).oc(17).input(5, 5).kernel(3).pad(1).zero_channel(true)
           .fp32_weights(fp32).test();
 }
 
-TEST(ConvInt8, LongReductionsAndWideLayers) {
+TEST_F(ConvInt8Jit, LongReductionsAndWideLayers) {
   for (auto [isa, dot] : int8_kernel_variants()) {
     Int8ConvTester().isa(isa).dot(dot).ic(300).oc(40).input(5, 6).kernel(3).pad(1).bias(false).test();
     Int8ConvTester().isa(isa).dot(dot).ic(1024).oc(70).input(3, 7).kernel(1).bias(false).test();
@@ -132,7 +140,7 @@ TEST(ConvInt8, LongReductionsAndWideLayers) {
   }
 }
 
-TEST(ConvInt8, ThreadsGiveIdenticalResults) {
+TEST_F(ConvInt8Jit, ThreadsGiveIdenticalResults) {
   for (auto [isa, dot] : int8_kernel_variants())
     for (ConvInt8::Form form : kForms) {
       Int8ConvTester t;
