@@ -1,8 +1,10 @@
 // The int8 convolution path: quantize the input with the bottom scale, accumulate in
 // int32 with generated kernels, dequantize (or requantize with the top scale) with bias
-// and activation fused.
+// and activation fused. The implementation is ConvInt8 (runtime/conv_int8_impl.h).
 #pragma once
+#include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "runtime/conv_impl.h"
 #include "runtime/cpu.h"
@@ -15,7 +17,12 @@ class Convolution;
 }
 
 // Builds the int8 implementation from a Convolution layer's weights (int8, or fp32
-// quantized here per output channel with weight_data_int8_scales) and scales.
+// quantized here per output channel with weight_data_int8_scales) and scales. Throws
+// jitconv::Error naming the layer and the bad value for missing or invalid scales.
 std::unique_ptr<ConvImpl> make_conv_int8(const layers::Convolution& layer, Isa isa, const Option& opt);
+
+// ncnn's create_pipeline weight quantization: w_int8 = float2int8(w * scales[o]) for the
+// per_oc consecutive weights of each output channel o.
+std::vector<int8_t> quantize_conv_weights(const float* weights, int oc, long per_oc, const float* scales);
 
 }  // namespace jitconv
