@@ -3,7 +3,6 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <sstream>
 
@@ -67,27 +66,49 @@ ConvWinograd::ConvWinograd(const ConvParams& params, const float* weights, const
   }
 }
 
-int ConvWinograd::tile_block(long tiles, int threads) const {
-  const int nr = kernels_->get(0, 0).conf->nr;
-  // V and M of a block (alpha^2 x (ic + oc) x tiles floats) within about half of L2.
-  const long per_tile = static_cast<long>(alpha_) * alpha_ * (ic_packs_ + chunks_) * vlen_ * 4;
-  long t = static_cast<long>(cpu_info().l2_bytes) / 2 / per_tile;
-  t = std::max<long>(nr, std::min<long>(t, 8L * nr) / nr * nr);
-  if (const char* e = getenv("JITCONV_WINO_TILES")) t = atoi(e);  // TEMP tuning
-  // Keep every thread busy on small outputs.
-  while (t > nr && (tiles + t - 1) / t < threads) t -= nr;
-  return static_cast<int>(std::min<long>(t, tiles));
+ConvWinograd::Plan ConvWinograd::plan(long tiles, int threads) const {
+  const int nr_max = kernels_->get(0, 0).conf->nr;
+  const double l2 = static_cast<double>(cpu_info().l2_bytes);
+  const double positions = static_cast<double>(alpha_) * alpha_;
+  const double u_bytes = positions * ic_packs_ * vlen_ * chunks_ * vlen_ * 4;
+  const double per_tile = positions * (ic_packs_ + chunks_) * vlen_ * 4;  // V and M of one tile
+  auto spread = [nr_max](long n) {  // equal register blocks: no short tail paying a full K pass
+    const long blocks = (n + nr_max - 1) / nr_max;
+    return static_cast<int>((n + blocks - 1) / blocks);
+  };
+  // Bytes moved beyond L2 (measured here: L3 streams at about half of L2's rate). Every
+  // block multiplies by all of U: once U outgrows half of L2 each block of a thread
+  // re-streams it. A block's V and M that outgrow L2 are written out and read back.
+  auto traffic = [&](long block) {
+    const long blocks = (tiles + block - 1) / block;
+    const long per_thread = (blocks + threads - 1) / threads;
+    double bytes = u_bytes > l2 / 2 ? u_bytes * per_thread : 0.0;
+    const double vm = per_tile * block;
+    if (vm > 0.75 * l2) bytes += 2 * vm * per_thread;
+    return bytes;
+  };
+  Plan best{true, static_cast<int>(tiles), spread(tiles)};  // one block of all tiles, phases split across threads
+  double best_bytes = traffic(tiles);
+  for (long t = nr_max; t < tiles; t += nr_max) {
+    if ((tiles + t - 1) / t < threads) break;  // every thread needs a block
+    const double bytes = traffic(t) * (1.0 + 0.02 * (tiles / t));  // small cost per block (call overheads)
+    if (bytes < best_bytes * 0.999) {
+      best_bytes = bytes;
+      best = Plan{false, static_cast<int>(t), nr_max};
+    }
+  }
+  if (best.phased && threads == 1) best.phased = false;  // one thread: the blocked loop is the same work
+  return best;
 }
 
-void ConvWinograd::gemm_block(const float* v, float* mbuf, int tile_count, int p_begin, int p_end, int group_begin,
-                              int group_end) const {
-  const int nr = kernels_->get(0, 0).conf->nr;
+void ConvWinograd::gemm_block(const float* v, float* mbuf, int tile_count, int nr, int p_begin, int p_end,
+                              int group_begin, int group_end) const {
   const int groups = kernels_->groups();
   const long v_panel = static_cast<long>(ic_packs_) * tile_count * vlen_;
   const long m_panel = static_cast<long>(chunks_) * tile_count * vlen_;
   for (int p = p_begin; p < p_end; p++)
     for (int g = group_begin; g < group_end; g++) {
-      const GemmKernelCache::Kernel kernel = kernels_->get(g, tile_count % nr);
+      const GemmKernelCache::Kernel kernel = kernels_->get(g, tile_count % nr, nr);
       GemmArgs args{};
       args.a = static_cast<const float*>(weights_.data) + (static_cast<long>(p) * groups + g) * group_floats_;
       args.b = v + p * v_panel;
@@ -105,12 +126,11 @@ void ConvWinograd::prepare(int ih, int iw) {
   int oh, ow;
   params_.output_size(ih, iw, oh, ow);
   const long tiles = static_cast<long>((oh + m_ - 1) / m_) * ((ow + m_ - 1) / m_);
-  const int nr = kernels_->get(0, 0).conf->nr;
   for (int threads : {1, default_num_threads()}) {
-    const int t = tile_block(tiles, threads);
+    const Plan p = plan(tiles, threads);
     for (int g = 0; g < kernels_->groups(); g++) {
-      kernels_->get(g, t % nr);
-      kernels_->get(g, static_cast<int>((tiles % t) % nr));
+      kernels_->get(g, p.block % p.nr, p.nr);
+      kernels_->get(g, static_cast<int>((tiles % p.block) % p.nr), p.nr);
     }
   }
 }
@@ -149,7 +169,8 @@ void ConvWinograd::forward(const Mat& bottom_in, Mat& top, const Option& opt) co
   const long tiles = static_cast<long>(tiles_w) * tiles_h;
   const int positions = alpha_ * alpha_;
   const int threads = std::max(1, opt.num_threads);
-  const int block = tile_block(tiles, threads);
+  const Plan plan_here = plan(tiles, threads);
+  const int block = plan_here.block, nr = plan_here.nr;
   const long blocks = (tiles + block - 1) / block;
 
   WinogradInputJob in{};
@@ -178,7 +199,7 @@ void ConvWinograd::forward(const Mat& bottom_in, Mat& top, const Option& opt) co
   out.ow = ow;
   out.tiles_w = tiles_w;
 
-  if (blocks >= threads || threads == 1) {
+  if (!plan_here.phased) {
     const long v_floats = static_cast<long>(positions) * ic_packs_ * block * vlen_;
     const long m_floats = static_cast<long>(positions) * chunks_ * block * vlen_;
     Mat work(static_cast<int>((v_floats + m_floats) * threads), 4u, 1, opt.workspace_allocator);
@@ -192,7 +213,7 @@ void ConvWinograd::forward(const Mat& bottom_in, Mat& top, const Option& opt) co
       job.tile_count = count;
       job.dst = v;
       JITCONV_SIMD_CALL_ISA(isa_, winograd_input_transform, job);
-      gemm_block(v, mbuf, count, 0, positions, 0, kernels_->groups());
+      gemm_block(v, mbuf, count, nr, 0, positions, 0, kernels_->groups());
       WinogradOutputJob o = out;
       o.src = mbuf;
       o.chunk_begin = 0;
@@ -203,7 +224,8 @@ void ConvWinograd::forward(const Mat& bottom_in, Mat& top, const Option& opt) co
     }
     return;
   }
-  // Few tiles: one block of all tiles, each step split across threads.
+  // One block of all tiles, each step split across threads; positions outermost in the
+  // GEMM so each part of U is read once.
   const int count = static_cast<int>(tiles);
   Mat v(static_cast<int>(static_cast<long>(positions) * ic_packs_ * count * vlen_), 4u, 1, opt.workspace_allocator);
   Mat mbuf(static_cast<int>(static_cast<long>(positions) * chunks_ * count * vlen_), 4u, 1, opt.workspace_allocator);
@@ -222,7 +244,7 @@ void ConvWinograd::forward(const Mat& bottom_in, Mat& top, const Option& opt) co
     const int groups = kernels_->groups();
 #pragma omp for schedule(static) collapse(2)
     for (int p = 0; p < positions; p++)
-      for (int g = 0; g < groups; g++) gemm_block(v, mbuf, count, p, p + 1, g, g + 1);
+      for (int g = 0; g < groups; g++) gemm_block(v, mbuf, count, nr, p, p + 1, g, g + 1);
 #pragma omp for schedule(static)
     for (int c = 0; c < chunks_; c++) {
       WinogradOutputJob o = out;

@@ -27,11 +27,16 @@ class ConvWinograd final : public ConvImpl {
   std::string describe() const override;
   size_t weight_bytes() const override { return weights_.bytes() + bias_.bytes(); }
 
-  // Tiles per block for an output of `tiles` tiles on `threads` threads.
-  int tile_block(long tiles, int threads) const;
+  // How an output of `tiles` tiles runs on `threads` threads.
+  struct Plan {
+    bool phased;  // one block of all tiles, each step split across threads
+    int block;    // tiles per block
+    int nr;       // tiles per GEMM register block
+  };
+  Plan plan(long tiles, int threads) const;
 
  private:
-  void gemm_block(const float* v, float* mbuf, int tile_count, int p_begin, int p_end, int group_begin,
+  void gemm_block(const float* v, float* mbuf, int tile_count, int nr, int p_begin, int p_end, int group_begin,
                   int group_end) const;
 
   ConvParams params_;

@@ -6,6 +6,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "jit/gemm_conf.h"
@@ -29,8 +30,9 @@ class GemmKernelCache {
     const GemmConf* conf;
     GemmKernelFn fn;
   };
-  // Thread-safe; generates the kernel on first use.
-  Kernel get(int group, int n_tail) const;
+  // Thread-safe; generates the kernel on first use. nr: pixels per register block
+  // (0: the base configuration's; at most what the registers allow).
+  Kernel get(int group, int n_tail, int nr = 0) const;
   std::vector<std::string> names() const;
 
  private:
@@ -41,7 +43,7 @@ class GemmKernelCache {
   GemmConf base_;
   int chunks_, groups_, last_chunks_, last_lanes_;
   mutable std::mutex mutex_;
-  mutable std::map<std::pair<bool, int>, Entry> entries_;  // (last group?, tail)
+  mutable std::map<std::tuple<bool, int, int>, Entry> entries_;  // (last group?, nr, tail)
   mutable std::vector<std::string> names_;
 };
 

@@ -107,69 +107,103 @@ inline void output_1d<6>(const vec* t, int ts, vec* y, int ys) {
   y[5 * ys] = d12 + 32.f * d34 + 0.03125f * d56 + t[7 * ts];
 }
 
+// One tile of one channel pack: columns straight from `src` (row stride `row` floats),
+// rows straight into the V panels (position stride `panel` floats).
+template <int M>
+inline void input_tile(const float* src, long row, float* dst, long panel) {
+  constexpr int A = M + 2;
+  vec col[A], tmp[A * A];
+  for (int j = 0; j < A; j++) {
+    for (int i = 0; i < A; i++) col[i] = load(src + i * row + j * kLanes);
+    input_1d<M>(col, 1, tmp + j, A);
+  }
+  for (int i = 0; i < A; i++) {
+    vec r[A];
+    input_1d<M>(tmp + i * A, 1, r, 1);
+    for (int j = 0; j < A; j++) store(dst + (i * A + j) * panel, r[j]);
+  }
+}
+
 template <int M>
 void input_transform(const WinogradInputJob& job) {
   constexpr int A = M + 2;
   const long panel = static_cast<long>(job.channel_packs) * job.tile_count * kLanes;  // floats per position
-  const vec pad = splat(job.pad_value);
+  const long row = static_cast<long>(job.iw) * kLanes;
+  float patch[A * A * kLanes];  // edge tiles: the tile with its padding filled in
   for (int c = job.pack_begin; c < job.pack_end; c++) {
     const float* src = job.src + c * job.src_cstep;
+    int ty = static_cast<int>(job.tile_begin / job.tiles_w), tx = static_cast<int>(job.tile_begin % job.tiles_w);
     for (int t = 0; t < job.tile_count; t++) {
-      const long tile = job.tile_begin + t;
-      const int y0 = static_cast<int>(tile / job.tiles_w) * M - job.pad_top;
-      const int x0 = static_cast<int>(tile % job.tiles_w) * M - job.pad_left;
-      vec d[A * A];
+      const int y0 = ty * M - job.pad_top, x0 = tx * M - job.pad_left;
+      float* dst = job.dst + (static_cast<long>(c) * job.tile_count + t) * kLanes;
       if (y0 >= 0 && x0 >= 0 && y0 + A <= job.ih && x0 + A <= job.iw) {
-        for (int i = 0; i < A; i++)
-          for (int j = 0; j < A; j++) d[i * A + j] = load(src + (static_cast<long>(y0 + i) * job.iw + x0 + j) * kLanes);
+        input_tile<M>(src + (static_cast<long>(y0) * job.iw + x0) * kLanes, row, dst, panel);
       } else {
         for (int i = 0; i < A; i++)
           for (int j = 0; j < A; j++) {
             const int y = y0 + i, x = x0 + j;
-            d[i * A + j] = (y >= 0 && y < job.ih && x >= 0 && x < job.iw)
-                               ? load(src + (static_cast<long>(y) * job.iw + x) * kLanes)
-                               : pad;
+            float* p = patch + (i * A + j) * kLanes;
+            if (y >= 0 && y < job.ih && x >= 0 && x < job.iw)
+              std::memcpy(p, src + (static_cast<long>(y) * job.iw + x) * kLanes, sizeof(vec));
+            else
+              for (int l = 0; l < kLanes; l++) p[l] = job.pad_value;
           }
+        input_tile<M>(patch, A * kLanes, dst, panel);
       }
-      vec tmp[A * A];
-      for (int j = 0; j < A; j++) input_1d<M>(d + j, A, tmp + j, A);  // columns
-      vec v[A * A];
-      for (int i = 0; i < A; i++) input_1d<M>(tmp + i * A, 1, v + i * A, 1);  // rows
-      float* dst = job.dst + (static_cast<long>(c) * job.tile_count + t) * kLanes;
-      for (int p = 0; p < A * A; p++) store(dst + p * panel, v[p]);
+      if (++tx == job.tiles_w) {
+        tx = 0;
+        ty++;
+      }
     }
+  }
+}
+
+// Activations that stay in vector registers; the exp-based ones run as a float loop.
+inline bool vector_activation(const Activation& act, vec* y, int n) {
+  switch (act.type) {
+    case ActivationType::none: return true;
+    case ActivationType::relu:
+      for (int i = 0; i < n; i++) y[i] = y[i] > 0.f ? y[i] : 0.f;
+      return true;
+    case ActivationType::leaky_relu:
+      for (int i = 0; i < n; i++) y[i] = y[i] > 0.f ? y[i] : y[i] * act.alpha;
+      return true;
+    case ActivationType::clip:
+      for (int i = 0; i < n; i++) {
+        y[i] = y[i] < act.alpha ? splat(act.alpha) : y[i];
+        y[i] = y[i] > act.beta ? splat(act.beta) : y[i];
+      }
+      return true;
+    case ActivationType::hardswish:
+      for (int i = 0; i < n; i++) {
+        vec g = y[i] * act.alpha + act.beta;
+        g = g < 0.f ? 0.f : g;
+        g = g > 1.f ? 1.f : g;
+        y[i] *= g;
+      }
+      return true;
+    default: return false;
   }
 }
 
 // Bias, activation and the store of one m x m tile of one chunk into the output layout.
 template <int M>
-void finish_tile(const WinogradOutputJob& job, int chunk, long tile, vec* y) {
-  const int oy0 = static_cast<int>(tile / job.tiles_w) * M, ox0 = static_cast<int>(tile % job.tiles_w) * M;
+void finish_tile(const WinogradOutputJob& job, int chunk, int oy0, int ox0, vec* y) {
   const int rows = std::min(M, job.oh - oy0), cols = std::min(M, job.ow - ox0);
   if (job.bias) {
     const vec b = load(job.bias + chunk * kLanes);
     for (int i = 0; i < M * M; i++) y[i] += b;
   }
-  if (job.act.type != ActivationType::none) {
+  if (!vector_activation(job.act, y, M * M)) {
     float* f = reinterpret_cast<float*>(y);
-    const Activation& act = job.act;
-    switch (act.type) {
-      case ActivationType::relu:
-        for (int i = 0; i < M * M * kLanes; i++) f[i] = simd_math::max_f(f[i], 0.f);
-        break;
-      case ActivationType::sigmoid:
-        for (int i = 0; i < M * M * kLanes; i++) f[i] = 1.f / (1.f + simd_math::exp_f(-f[i]));
-        break;
-      case ActivationType::mish:
-        for (int i = 0; i < M * M * kLanes; i++) {
-          const float u = simd_math::exp_f(simd_math::min_f(f[i], 20.f));
-          const float n = u * (u + 2.f);
-          f[i] = f[i] * (n / (n + 2.f));
-        }
-        break;
-      default:
-        for (int i = 0; i < M * M * kLanes; i++) f[i] = act.apply(f[i]);
-        break;
+    if (job.act.type == ActivationType::sigmoid) {
+      for (int i = 0; i < M * M * kLanes; i++) f[i] = 1.f / (1.f + simd_math::exp_f(-f[i]));
+    } else {  // mish
+      for (int i = 0; i < M * M * kLanes; i++) {
+        const float u = simd_math::exp_f(simd_math::min_f(f[i], 20.f));
+        const float n = u * (u + 2.f);
+        f[i] = f[i] * (n / (n + 2.f));
+      }
     }
   }
   const int c0 = chunk * kLanes;
@@ -177,10 +211,10 @@ void finish_tile(const WinogradOutputJob& job, int chunk, long tile, vec* y) {
   for (int i = 0; i < rows; i++)
     for (int j = 0; j < cols; j++) {
       const long pixel = static_cast<long>(oy0 + i) * job.ow + ox0 + j;
-      const float* lanes = reinterpret_cast<const float*>(&y[i * M + j]);
       if (job.out_pack == kLanes) {
         store(job.dst + (c0 / kLanes) * job.dst_plane_stride + pixel * kLanes, y[i * M + j]);
       } else {
+        const float* lanes = reinterpret_cast<const float*>(&y[i * M + j]);
         for (int l = 0; l < valid; l += job.out_pack) {
           const int o = c0 + l;
           std::memcpy(job.dst + (o / job.out_pack) * job.dst_plane_stride + pixel * job.out_pack, lanes + l,
@@ -195,15 +229,22 @@ void output_transform(const WinogradOutputJob& job) {
   constexpr int A = M + 2;
   const long panel = static_cast<long>(job.chunks) * job.tile_count * kLanes;
   for (int c = job.chunk_begin; c < job.chunk_end; c++) {
+    int ty = static_cast<int>(job.tile_begin / job.tiles_w), tx = static_cast<int>(job.tile_begin % job.tiles_w);
     for (int t = 0; t < job.tile_count; t++) {
       const float* src = job.src + (static_cast<long>(c) * job.tile_count + t) * kLanes;
-      vec mtile[A * A];
-      for (int p = 0; p < A * A; p++) mtile[p] = load(src + p * panel);
       vec tmp[M * A];
-      for (int j = 0; j < A; j++) output_1d<M>(mtile + j, A, tmp + j, A);  // columns: A -> M rows
+      for (int j = 0; j < A; j++) {  // columns: A positions -> M rows
+        vec col[A];
+        for (int i = 0; i < A; i++) col[i] = load(src + (i * A + j) * panel);
+        output_1d<M>(col, 1, tmp + j, A);
+      }
       vec y[M * M];
       for (int i = 0; i < M; i++) output_1d<M>(tmp + i * A, 1, y + i * M, 1);
-      finish_tile<M>(job, c, job.tile_begin + t, y);
+      finish_tile<M>(job, c, ty * M, tx * M, y);
+      if (++tx == job.tiles_w) {
+        tx = 0;
+        ty++;
+      }
     }
   }
 }
