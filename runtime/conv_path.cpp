@@ -18,20 +18,29 @@ namespace {
 //  - k x k: the direct kernel beat both GEMM forms on every k x k shape measured
 //    (im2col 0.18-0.84x, brgemm 0.69-0.97x of direct), so ncnn's "in/out > 16 -> im2col"
 //    rule is not taken: kGemmMinChannelsKxK is set past any real layer.
-//  - Winograd variant: by output size (tiles lost to the last partial tile) and
-//    channels (the transformed weights grow alpha^2 / 9 times and must stream from L3
-//    when they outgrow L2); see kWinogradRows.
+//  - Winograd variant: by output size and channels; see kWinogradRows.
 constexpr int kWinogradMinChannels = 8;        // ncnn: prefer Winograd when in > 8 or out > 8
 constexpr int kGemmMinChannelsKxK = 1 << 30;   // measured: never for k x k here
 
 struct WinogradRow {
-  int max_channels;    // max(ic, oc) up to this ...
-  int min_output;      // ... and min(oh, ow) at least this (0: unknown shape) ...
-  const char* algo;    // ... prefer this variant
+  int max_output;        // min(oh, ow) at most this ...
+  int min_channels_low;  // ... and min(ic, oc) at least this ...
+  int min_channels_high; // ... and max(ic, oc) at least this ...
+  const char* algo;      // ... prefer this variant.
 };
-// First matching row wins.
+// First matching row wins; unknown shapes take F(4,3). Best of 5 interleaved rounds,
+// one thread, all 3x3 stride-1 layers of bench_core and models_dev (ms, direct / F23 /
+// F43 / F63): 512@7 1.42/1.10/1.54/3.14, 256@14 1.27/0.75/0.74/0.85 and
+// 1.31/0.72/0.79/1.01, 384@13 1.64/1.12/1.08/1.38, 64@56 1.41/0.84/0.54/0.52,
+// 128@28 1.28/0.74/0.56/0.53, 96@35 1.19/0.72/0.49/0.48, 32->128@28 0.45/0.26/0.16/0.17,
+// 16->64@56 0.41/0.30/0.21/0.21. Small outputs waste the big tiles' padding and their
+// transformed weights (alpha^2/9 x the original) outgrow L2, so they stream from L3.
 constexpr WinogradRow kWinogradRows[] = {
-    {1 << 30, 0, "winograd43"},  // placeholder until measured (see README "path table")
+    {7, 0, 0, "winograd23"},
+    {14, 0, 256, "winograd23"},
+    {14, 0, 0, "winograd43"},
+    {1 << 30, 64, 0, "winograd63"},
+    {1 << 30, 0, 0, "winograd43"},
 };
 
 bool winograd_enabled(const std::string& algo, const Option& opt) {
@@ -80,14 +89,15 @@ PathChoice choose_conv_path(const ConvParams& p, Isa isa, const Option& opt, int
   if (winograd_shape && (p.ic > kWinogradMinChannels || p.oc > kWinogradMinChannels)) {
     int oh = 0, ow = 0;
     if (ih > 0 && iw > 0) p.output_size(ih, iw, oh, ow);
-    const int channels = std::max(p.ic, p.oc);
     const int out = std::min(oh, ow);
     const char* preferred = "winograd43";
-    for (const WinogradRow& row : kWinogradRows)
-      if (channels <= row.max_channels && out >= row.min_output) {
-        preferred = row.algo;
-        break;
-      }
+    if (out > 0)
+      for (const WinogradRow& row : kWinogradRows)
+        if (out <= row.max_output && std::min(p.ic, p.oc) >= row.min_channels_low &&
+            std::max(p.ic, p.oc) >= row.min_channels_high) {
+          preferred = row.algo;
+          break;
+        }
     // A disabled variant falls back 63 -> 43 -> 23 (and then to GEMM/direct).
     static const char* const kOrder[] = {"winograd63", "winograd43", "winograd23"};
     int start = 0;
