@@ -8,6 +8,7 @@
 
 #include "jit/gemm_gen.h"
 #include "runtime/border.h"
+#include "runtime/conv_panels_kernels.h"
 #include "runtime/cpu.h"
 #include "runtime/error.h"
 
@@ -187,30 +188,28 @@ void ConvGemm::forward_panels(const Mat& bottom, Mat& top, const ConvPads& pads,
     const int n = static_cast<int>(std::min(kPanelPixels, pixels - p0));
     // panel = [K / k_pack][n][k_pack]
     const long b_k_stride = static_cast<long>(n) * k_pack_ * 4;
-    if (im2col && k_total_ % kIm2colPack) {  // zero the K padding of the last group
-      float* last = panel + (k_total_ / k_pack_ - 1) * n * k_pack_;
-      std::fill(last, last + static_cast<long>(n) * k_pack_, 0.f);
-    }
-    for (int icg = 0; icg < icg_count; icg++) {
-      const float* src = static_cast<const float*>(bottom.data) + icg * src_cstep;
-      for (int y = 0; y < (im2col ? kh : 1); y++)
-        for (int x = 0; x < (im2col ? kw : 1); x++) {
-          const long k0 = im2col ? ((static_cast<long>(icg) * kh + y) * kw + x) * ip : static_cast<long>(icg) * ip;
-          float* dst = panel + (k0 / k_pack_) * n * k_pack_ + k0 % k_pack_;
-          for (int j = 0; j < n; j++) {
-            const long pix = p0 + j;
-            const int oy = static_cast<int>(pix / ow), ox = static_cast<int>(pix % ow);
-            const int iy = oy * p.sh - pads.top + y * p.dh, ix = ox * p.sw - pads.left + x * p.dw;
-            float* out = dst + static_cast<long>(j) * k_pack_;
-            if (iy >= 0 && iy < bottom.h && ix >= 0 && ix < bottom.w) {
-              const float* in = src + (static_cast<long>(iy) * bottom.w + ix) * ip;
-              for (int l = 0; l < ip; l++) out[l] = in[l];
-            } else {
-              for (int l = 0; l < ip; l++) out[l] = p.pad_value;
-            }
-          }
-        }
-    }
+    ConvPanelJob job{};
+    job.src = static_cast<const float*>(bottom.data);
+    job.src_cstep = src_cstep;
+    job.ih = bottom.h;
+    job.iw = bottom.w;
+    job.in_pack = ip;
+    job.channel_packs = icg_count;
+    job.kh = im2col ? kh : 1;
+    job.kw = im2col ? kw : 1;
+    job.sh = p.sh;
+    job.sw = p.sw;
+    job.dh = p.dh;
+    job.dw = p.dw;
+    job.pad_top = pads.top;
+    job.pad_left = pads.left;
+    job.pad_value = p.pad_value;
+    job.ow = ow;
+    job.pixel_begin = p0;
+    job.pixels = n;
+    job.k_pack = k_pack_;
+    job.panel = panel;
+    JITCONV_SIMD_CALL_ISA(isa_, build_conv_panel, job);
     float* c = static_cast<float*>(top.data) + p0 * out_pack_;
     run_pixels(panel, b_k_stride, n, c, c_plane_stride, acc, 0, groups_);
   }

@@ -1,0 +1,70 @@
+// B panels for ConvGemm's subsample and im2col forms, compiled per ISA: the per-pixel
+// copies are in_pack floats (a whole zmm for elempack 16), walked row by row.
+#include <algorithm>
+#include <cstring>
+
+#include "runtime/conv_panels_kernels.h"
+
+namespace jitconv {
+namespace JITCONV_SIMD_NS {
+
+namespace {
+
+template <int IP>
+void build(const ConvPanelJob& job) {
+  const int k_pack = job.k_pack;
+  const long stride_k = static_cast<long>(job.pixels) * k_pack;  // floats between k groups of the panel
+  for (int icg = 0; icg < job.channel_packs; icg++) {
+    const float* src = job.src + icg * job.src_cstep;
+    for (int y = 0; y < job.kh; y++)
+      for (int x = 0; x < job.kw; x++) {
+        const long k0 = ((static_cast<long>(icg) * job.kh + y) * job.kw + x) * IP;
+        float* dst = job.panel + (k0 / k_pack) * stride_k + k0 % k_pack;
+        int oy = static_cast<int>(job.pixel_begin / job.ow), ox = static_cast<int>(job.pixel_begin % job.ow);
+        for (int j = 0; j < job.pixels;) {
+          // One output-row segment: its input row and the columns that fall inside.
+          const int run = std::min(job.pixels - j, job.ow - ox);
+          const int iy = oy * job.sh - job.pad_top + y * job.dh;
+          float* out = dst + static_cast<long>(j) * k_pack;
+          if (iy < 0 || iy >= job.ih) {
+            for (int r = 0; r < run; r++)
+              for (int l = 0; l < IP; l++) out[r * k_pack + l] = job.pad_value;
+          } else {
+            const float* row = src + static_cast<long>(iy) * job.iw * IP;
+            for (int r = 0; r < run; r++) {
+              const int ix = (ox + r) * job.sw - job.pad_left + x * job.dw;
+              if (ix >= 0 && ix < job.iw) {
+                std::memcpy(out + r * k_pack, row + static_cast<long>(ix) * IP, sizeof(float) * IP);
+              } else {
+                for (int l = 0; l < IP; l++) out[r * k_pack + l] = job.pad_value;
+              }
+            }
+          }
+          j += run;
+          ox = 0;
+          oy++;
+        }
+      }
+  }
+  // K padding of the last panel group (im2col packs K by 16 lanes).
+  const long k_total = static_cast<long>(job.channel_packs) * job.kh * job.kw * IP;
+  if (k_total % k_pack) {
+    float* last = job.panel + (k_total / k_pack) * stride_k;
+    for (int j = 0; j < job.pixels; j++)
+      for (long l = k_total % k_pack; l < k_pack; l++) last[static_cast<long>(j) * k_pack + l] = 0.f;
+  }
+}
+
+}  // namespace
+
+void build_conv_panel(const ConvPanelJob& job) {
+  switch (job.in_pack) {
+    case 1: build<1>(job); break;
+    case 4: build<4>(job); break;
+    case 8: build<8>(job); break;
+    case 16: build<16>(job); break;
+  }
+}
+
+}  // namespace JITCONV_SIMD_NS
+}  // namespace jitconv
