@@ -61,6 +61,11 @@ bool conv_path_applies(const std::string& algo, const ConvParams& p, Isa isa, st
   if (algo == "scalar") return true;
   if (isa == Isa::scalar) return no("JIT paths need AVX2 or AVX-512");
   if (algo == "direct" || algo == "gemm" || algo == "brgemm") return true;
+  if (algo == "dilated") {
+    if (p.dh < 2 || p.dh != p.dw || p.kh != p.kw) return no("the dilated split needs a square kernel and dilation > 1");
+    if (p.sh != 1 || p.sw != 1) return no("the dilated split needs stride 1");
+    return true;
+  }
   if (algo == "winograd23" || algo == "winograd43" || algo == "winograd63") {
     if (p.kh != 3 || p.kw != 3) return no("Winograd needs a 3x3 kernel");
     if (p.sh != 1 || p.sw != 1) return no("Winograd needs stride 1");
@@ -72,7 +77,7 @@ bool conv_path_applies(const std::string& algo, const ConvParams& p, Isa isa, st
 
 std::vector<std::string> applicable_conv_paths(const ConvParams& p, Isa isa, const Option& opt) {
   std::vector<std::string> paths;
-  for (const char* algo : {"direct", "gemm", "brgemm", "winograd23", "winograd43", "winograd63"}) {
+  for (const char* algo : {"direct", "gemm", "brgemm", "winograd23", "winograd43", "winograd63", "dilated"}) {
     if (!conv_path_applies(algo, p, isa)) continue;
     const std::string a = algo;
     if ((a == "gemm" || a == "brgemm") && !opt.use_sgemm_convolution) continue;
@@ -85,6 +90,15 @@ std::vector<std::string> applicable_conv_paths(const ConvParams& p, Isa isa, con
 PathChoice choose_conv_path(const ConvParams& p, Isa isa, const Option& opt, int ih, int iw) {
   if (isa == Isa::scalar) return {"scalar", "no AVX2: portable loops"};
   char reason[200];
+  // ncnn: a dilated stride-1 square kernel without packing runs as a dilation-1
+  // sub-convolution on space-to-batch sub-images. Measured here with packing too for 3x3
+  // (the inner convolution then runs Winograd): 64@56 d2 1.46 ms direct, 0.86 ms split.
+  const bool dilated_split = p.kh == p.kw && p.dh == p.dw && p.dh > 1 && p.sh == 1 && p.sw == 1;
+  if (dilated_split && (!opt.use_packing_layout ||
+                        (p.kh == 3 && opt.use_winograd_convolution &&
+                         (p.ic > kWinogradMinChannels || p.oc > kWinogradMinChannels))))
+    return {"dilated", opt.use_packing_layout ? "dilated 3x3 s1: d x d undilated sub-convolutions on Winograd"
+                                              : "dilated s1 without packing: dilation-1 sub-convolution (ncnn)"};
   const bool winograd_shape = p.kh == 3 && p.kw == 3 && p.sh == 1 && p.sw == 1 && p.dh == 1 && p.dw == 1;
   if (winograd_shape && (p.ic > kWinogradMinChannels || p.oc > kWinogradMinChannels)) {
     int oh = 0, ow = 0;

@@ -47,7 +47,11 @@ TEST(ConvPath, FollowsTheTable) {
   EXPECT_EQ(choose_conv_path(params(64, 64, 3), isa, opt, 56, 56).algo.compare(0, 8, "winograd"), 0);
   EXPECT_EQ(choose_conv_path(params(64, 64, 1), isa, opt, 56, 56).algo, "gemm");
   EXPECT_EQ(choose_conv_path(params(64, 64, 3, 2), isa, opt, 56, 56).algo, "direct");
-  EXPECT_EQ(choose_conv_path(params(64, 64, 3, 1, 2), isa, opt, 56, 56).algo, "direct");
+  EXPECT_EQ(choose_conv_path(params(64, 64, 3, 1, 2), isa, opt, 56, 56).algo, "dilated");  // split, Winograd inside
+  EXPECT_EQ(choose_conv_path(params(64, 64, 5, 1, 2), isa, opt, 56, 56).algo, "direct");
+  Option no_packing;
+  no_packing.use_packing_layout = false;  // ncnn's rule: any square dilated s1 kernel
+  EXPECT_EQ(choose_conv_path(params(64, 64, 5, 1, 2), isa, no_packing, 56, 56).algo, "dilated");
   // ncnn's rule: Winograd only when in > 8 or out > 8.
   EXPECT_EQ(choose_conv_path(params(8, 8, 3), isa, opt, 56, 56).algo, "direct");
   EXPECT_EQ(choose_conv_path(params(8, 9, 3), isa, opt, 56, 56).algo.compare(0, 8, "winograd"), 0);

@@ -1,6 +1,9 @@
 #include "runtime/layers/convolution.h"
 
+#include <cstring>
+
 #include "runtime/conv_autotune.h"
+#include "runtime/conv_dilated.h"
 #include "runtime/conv_direct.h"
 #include "runtime/conv_gemm.h"
 #include "runtime/conv_int8.h"
@@ -111,6 +114,41 @@ std::unique_ptr<ConvImpl> Convolution::make_impl(const std::string& algo, const 
     return std::make_unique<ConvGemm>(p, weights, bias, isa_, in_pack, out_pack, algo == "gemm" ? "" : algo);
   if (algo == "winograd23" || algo == "winograd43" || algo == "winograd63")
     return std::make_unique<ConvWinograd>(p, weights, bias, isa_, in_pack, out_pack, algo[8] - '0');
+  if (algo == "dilated") {
+    // ncnn's convolution_dilation1: a dilation-1, unpadded Convolution on the same
+    // weights through an in-memory ModelBin; it picks its own path (Winograd for 3x3).
+    auto inner = std::make_unique<Convolution>();
+    inner->name = name + "/dilation1";
+    ParamDict pd;
+    pd.set(0, p.oc);
+    pd.set(1, p.kw);
+    pd.set(11, p.kh);
+    pd.set(5, p.bias ? 1 : 0);
+    pd.set(6, p.oc * p.ic * p.kh * p.kw);
+    pd.set(9, static_cast<int>(p.act.type));
+    pd.set(10, std::vector<float>{p.act.alpha, p.act.beta});
+    inner->load_param(pd);
+    Mat w(p.oc * p.ic * p.kh * p.kw);
+    std::memcpy(w.data, weights, w.w * sizeof(float));
+    std::vector<Mat> blobs = {w};
+    if (p.bias) {
+      Mat b(p.oc);
+      std::memcpy(b.data, bias, p.oc * sizeof(float));
+      blobs.push_back(b);
+    }
+    inner->load_model(ModelBinFromMatArray(blobs));
+    inner->force_isa = true;
+    inner->forced_isa = isa_;
+    if (hint_w > 0 && hint_h > 0) {  // the largest residue's sub-image
+      const ConvPads pads = p.pads_for(hint_h, hint_w);
+      inner->hint_h = (hint_h + pads.top + pads.bottom + p.dh - 1) / p.dh;
+      inner->hint_w = (hint_w + pads.left + pads.right + p.dw - 1) / p.dw;
+    }
+    inner->create_pipeline(opt);
+    const int in_pack = opt.use_packing_layout ? preferred_elempack(isa_, p.ic) : 1;
+    const int out_pack = opt.use_packing_layout ? preferred_elempack(isa_, p.oc) : 1;
+    return std::make_unique<ConvDilatedSplit>(p, std::move(inner), in_pack, out_pack);
+  }
   if (algo == "scalar") return std::make_unique<ConvScalar>(p, weights, bias);
   fail("Convolution ", name, ": unknown path '", algo, "'");
 }
