@@ -23,7 +23,8 @@ constexpr int kWinogradMinChannels = 8;        // ncnn: prefer Winograd when in 
 constexpr int kGemmMinChannelsKxK = 1 << 30;   // measured: never for k x k here
 
 struct WinogradRow {
-  int max_output;        // min(oh, ow) at most this ...
+  int max_threads;       // num_threads at most this ...
+  int max_output;        // ... min(oh, ow) at most this ...
   int min_channels_low;  // ... and min(ic, oc) at least this ...
   int min_channels_high; // ... and max(ic, oc) at least this ...
   const char* algo;      // ... prefer this variant.
@@ -35,12 +36,15 @@ struct WinogradRow {
 // 128@28 1.28/0.74/0.56/0.53, 96@35 1.19/0.72/0.49/0.48, 32->128@28 0.45/0.26/0.16/0.17,
 // 16->64@56 0.41/0.30/0.21/0.21. Small outputs waste the big tiles' padding and their
 // transformed weights (alpha^2/9 x the original) outgrow L2, so they stream from L3.
+// On two threads F(6,3)'s fewer tiles and larger U scale worse (F43 / F63 ms: 64@56
+// 0.33/0.37, 96@35 0.28/0.36, 128@28 0.35/0.41): F(6,3) is a one-thread choice.
+constexpr int kAnyThreads = 1 << 30;
 constexpr WinogradRow kWinogradRows[] = {
-    {7, 0, 0, "winograd23"},
-    {14, 0, 256, "winograd23"},
-    {14, 0, 0, "winograd43"},
-    {1 << 30, 64, 0, "winograd63"},
-    {1 << 30, 0, 0, "winograd43"},
+    {kAnyThreads, 7, 0, 0, "winograd23"},
+    {kAnyThreads, 14, 0, 256, "winograd23"},
+    {kAnyThreads, 14, 0, 0, "winograd43"},
+    {1, 1 << 30, 64, 0, "winograd63"},
+    {kAnyThreads, 1 << 30, 0, 0, "winograd43"},
 };
 
 bool winograd_enabled(const std::string& algo, const Option& opt) {
@@ -107,7 +111,7 @@ PathChoice choose_conv_path(const ConvParams& p, Isa isa, const Option& opt, int
     const char* preferred = "winograd43";
     if (out > 0)
       for (const WinogradRow& row : kWinogradRows)
-        if (out <= row.max_output && std::min(p.ic, p.oc) >= row.min_channels_low &&
+        if (opt.num_threads <= row.max_threads && out <= row.max_output && std::min(p.ic, p.oc) >= row.min_channels_low &&
             std::max(p.ic, p.oc) >= row.min_channels_high) {
           preferred = row.algo;
           break;

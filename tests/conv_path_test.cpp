@@ -42,6 +42,7 @@ std::string run_and_capture(const std::string& command) {
 
 TEST(ConvPath, FollowsTheTable) {
   Option opt;
+  opt.num_threads = 1;
   const Isa isa = test::jit_isas().empty() ? Isa::scalar : Isa::avx2;
   if (isa == Isa::scalar) GTEST_SKIP() << "no JIT ISA on this CPU";
   EXPECT_EQ(choose_conv_path(params(64, 64, 3), isa, opt, 56, 56).algo.compare(0, 8, "winograd"), 0);
@@ -63,6 +64,9 @@ TEST(ConvPath, FollowsTheTable) {
   EXPECT_EQ(choose_conv_path(params(128, 128, 3), isa, opt, 28, 28).algo, "winograd63");
   EXPECT_EQ(choose_conv_path(params(32, 128, 3), isa, opt, 28, 28).algo, "winograd43");
   EXPECT_EQ(choose_conv_path(params(128, 128, 3), isa, opt).algo, "winograd43");  // shape unknown
+  Option two = opt;
+  two.num_threads = 2;
+  EXPECT_EQ(choose_conv_path(params(128, 128, 3), isa, two, 28, 28).algo, "winograd43");
 }
 
 TEST(ConvPath, DisabledWinogradFallsBack) {
