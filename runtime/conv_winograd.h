@@ -38,6 +38,14 @@ class ConvWinograd final : public ConvImpl {
  private:
   void gemm_block(const float* v, float* mbuf, int tile_count, int nr, int p_begin, int p_end, int group_begin,
                   int group_end) const;
+  long v_panel(int count) const;  // floats per position of V (skewed)
+  long m_panel(int count) const;  // floats per position of M (skewed)
+  // V panels of tiles [tile_begin, tile_begin + count) for channel packs [pack_begin, pack_end).
+  void input_block(const Mat& bottom, const ConvPads& pads, int tiles_w, long tile_begin, int count, int pack_begin,
+                   int pack_end, float* v) const;
+  // Output tiles from M for chunks [chunk_begin, chunk_end).
+  void output_block(const float* mbuf, int tiles_w, long tile_begin, int count, int chunk_begin, int chunk_end,
+                    Mat& top) const;
 
   ConvParams params_;
   Isa isa_;
@@ -48,6 +56,7 @@ class ConvWinograd final : public ConvImpl {
   int chunks_;     // ceil(oc / vlen)
   long group_floats_;
   std::unique_ptr<GemmKernelCache> kernels_;
+  JitKernelPtr input_kernel_, output_kernel_;  // generated transforms (jit/winograd_gen.h)
   Mat weights_;    // U: [alpha^2][group][ic_packs * vlen][chunks in group][vlen]
   Mat bias_;       // chunks * vlen, zero-padded
 };

@@ -1,0 +1,42 @@
+// Generated Winograd transforms (F(2,3), F(4,3), F(6,3)) for one channel pack (a vector
+// of vlen channels) over a run of tiles. The input kernel turns alpha x alpha input
+// patches into the GEMM's B panels; the output kernel turns the GEMM's per-position
+// results back into m x m output tiles with bias and the fused activation.
+//
+//   input:  src  patch rows at src_row_stride, tiles every src_tile_step bytes
+//           dst  position p of tile k at dst + p * dst_panel_stride + k * dst_tile_step
+//   output: src  position p of tile k at src + p * src_panel_stride + k * src_tile_step
+//           dst  m x m pixels of vlen lanes, rows at dst_row_stride, tiles every dst_tile_step
+#pragma once
+#include <string>
+
+#include "runtime/activation.h"
+#include "runtime/cpu.h"
+
+namespace jitconv {
+
+struct WinogradTransformConf {
+  Isa isa = Isa::avx512;
+  int vlen = 16;
+  int m = 4;           // output tile: 2, 4 or 6
+  bool input = true;   // input transform (else output)
+  bool bias = false;   // output only
+  Activation act;      // output only
+
+  std::string name() const;
+};
+
+struct WinogradTransformArgs {
+  const float* src;
+  float* dst;
+  const float* bias;  // vlen values (output transform with bias)
+  long count;         // tiles
+  long src_stride;    // input: row stride; output: panel stride (bytes)
+  long dst_stride;    // input: panel stride; output: row stride (bytes)
+  long src_tile_step;
+  long dst_tile_step;
+};
+
+using WinogradTransformFn = void (*)(const WinogradTransformArgs*);
+
+}  // namespace jitconv

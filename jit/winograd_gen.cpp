@@ -1,0 +1,325 @@
+#include "jit/winograd_gen.h"
+
+#include <cstddef>
+#include <cstring>
+#include <sstream>
+
+#include "runtime/error.h"
+
+namespace jitconv {
+
+using namespace Xbyak;
+
+std::string WinogradTransformConf::name() const {
+  std::ostringstream os;
+  os << "winograd_" << (input ? "input" : "output") << "_" << isa_name(isa) << "_f" << m << "x3";
+  if (bias) os << "_bias";
+  if (act.type != ActivationType::none) os << "_" << act.kernel_tag();
+  return os.str();
+}
+
+WinogradTransformGenerator::WinogradTransformGenerator(const WinogradTransformConf& conf)
+    : conf_(conf), activation_(*this, conf.isa, conf.act) {
+  if (conf.m != 2 && conf.m != 4 && conf.m != 6) fail("Winograd transform: m must be 2, 4 or 6");
+  if (conf.isa == Isa::scalar) fail("Winograd transform kernels need AVX2 or AVX-512");
+}
+
+Xmm WinogradTransformGenerator::vec(int index) const {
+  return conf_.isa == Isa::avx512 ? Xmm(Zmm(index)) : Xmm(Ymm(index));
+}
+
+Address WinogradTransformGenerator::constant(Constant c) { return ptr[rip + table_ + static_cast<int>(c) * 64]; }
+
+int WinogradTransformGenerator::take() {
+  if (free_.empty()) fail(conf_.name(), ": out of vector registers");
+  const int r = free_.back();
+  free_.pop_back();
+  return r;
+}
+
+void WinogradTransformGenerator::give(int reg) { free_.push_back(reg); }
+
+namespace {
+Address at(CodeGenerator& g, const WinogradTransformGenerator::Lane& lane) { return g.ptr[lane.base + lane.offset]; }
+}  // namespace
+
+void WinogradTransformGenerator::load(int reg, const Lane& from) { vmovups(vec(reg), at(*this, from)); }
+
+void WinogradTransformGenerator::store(const Lane& to, int reg, bool finish) {
+  if (finish) {
+    if (conf_.bias) vaddps(vec(reg), vec(reg), vec(bias_reg_));
+    if (conf_.act.type != ActivationType::none) {
+      const int need = ActivationEmitter::temps_needed(conf_.isa, conf_.act);
+      std::vector<int> temps;
+      for (int i = 0; i < need; i++) temps.push_back(take());
+      activation_.apply({reg}, temps);
+      for (int t : temps) give(t);
+    }
+  }
+  vmovups(at(*this, to), vec(reg));
+}
+
+void WinogradTransformGenerator::input_1d(const std::vector<Lane>& in, const std::vector<Lane>& out, bool finish) {
+  const int A = conf_.m + 2;
+  std::vector<int> d(A);
+  for (int i = 0; i < A; i++) {
+    d[i] = take();
+    load(d[i], in[i]);
+  }
+  const int t = take(), u = take();
+  auto put = [&](int k, int reg) { store(out[k], reg, finish); };
+  if (conf_.m == 2) {
+    vsubps(vec(t), vec(d[2]), vec(d[0]));
+    put(0, t);
+    vaddps(vec(t), vec(d[1]), vec(d[2]));
+    put(1, t);
+    vsubps(vec(t), vec(d[2]), vec(d[1]));
+    put(2, t);
+    vsubps(vec(t), vec(d[3]), vec(d[1]));
+    put(3, t);
+  } else if (conf_.m == 4) {
+    vmovaps(vec(t), vec(d[4]));  // r0 = 4 d0 - 5 d2 + d4
+    vfmadd231ps(vec(t), vec(d[0]), constant(kC4));
+    vfnmadd231ps(vec(t), vec(d[2]), constant(kC5));
+    put(0, t);
+    vmovaps(vec(t), vec(d[4]));  // a = d4 - 4 d2
+    vfnmadd231ps(vec(t), vec(d[2]), constant(kC4));
+    vmovaps(vec(u), vec(d[3]));  // b = d3 - 4 d1
+    vfnmadd231ps(vec(u), vec(d[1]), constant(kC4));
+    const int r = take();
+    vaddps(vec(r), vec(t), vec(u));
+    put(1, r);
+    vsubps(vec(r), vec(t), vec(u));
+    put(2, r);
+    vsubps(vec(t), vec(d[4]), vec(d[2]));  // c = d4 - d2
+    vsubps(vec(u), vec(d[3]), vec(d[1]));  // e = d3 - d1
+    vmovaps(vec(r), vec(t));
+    vfmadd231ps(vec(r), vec(u), constant(kC2));
+    put(3, r);
+    vmovaps(vec(r), vec(t));
+    vfnmadd231ps(vec(r), vec(u), constant(kC2));
+    put(4, r);
+    vmovaps(vec(r), vec(d[5]));  // r5 = 4 d1 - 5 d3 + d5
+    vfmadd231ps(vec(r), vec(d[1]), constant(kC4));
+    vfnmadd231ps(vec(r), vec(d[3]), constant(kC5));
+    put(5, r);
+    give(r);
+  } else {
+    const int r = take();
+    vsubps(vec(t), vec(d[2]), vec(d[4]));  // r0 = (d6 - d0) + 5.25 (d2 - d4)
+    vsubps(vec(r), vec(d[6]), vec(d[0]));
+    vfmadd231ps(vec(r), vec(t), constant(kC5_25));
+    put(0, r);
+    vsubps(vec(t), vec(d[3]), vec(d[5]));  // r7 = (d7 - d1) + 5.25 (d3 - d5)
+    vsubps(vec(r), vec(d[7]), vec(d[1]));
+    vfmadd231ps(vec(r), vec(t), constant(kC5_25));
+    put(7, r);
+    vaddps(vec(t), vec(d[2]), vec(d[6]));  // a12 = d2 + d6 - 4.25 d4
+    vfnmadd231ps(vec(t), vec(d[4]), constant(kC4_25));
+    vaddps(vec(u), vec(d[1]), vec(d[5]));  // b12 = d1 + d5 - 4.25 d3
+    vfnmadd231ps(vec(u), vec(d[3]), constant(kC4_25));
+    vaddps(vec(r), vec(t), vec(u));
+    put(1, r);
+    vsubps(vec(r), vec(t), vec(u));
+    put(2, r);
+    vmovaps(vec(t), vec(d[6]));  // a34 = 0.25 d2 - 1.25 d4 + d6
+    vfmadd231ps(vec(t), vec(d[2]), constant(kC0_25));
+    vfnmadd231ps(vec(t), vec(d[4]), constant(kC1_25));
+    vmulps(vec(u), vec(d[1]), constant(kC0_5));  // b34 = 0.5 d1 - 2.5 d3 + 2 d5
+    vfnmadd231ps(vec(u), vec(d[3]), constant(kC2_5));
+    vfmadd231ps(vec(u), vec(d[5]), constant(kC2));
+    vaddps(vec(r), vec(t), vec(u));
+    put(3, r);
+    vsubps(vec(r), vec(t), vec(u));
+    put(4, r);
+    vmovaps(vec(t), vec(d[6]));  // a56 = 4 d2 - 5 d4 + d6
+    vfmadd231ps(vec(t), vec(d[2]), constant(kC4));
+    vfnmadd231ps(vec(t), vec(d[4]), constant(kC5));
+    vmulps(vec(u), vec(d[1]), constant(kC2));  // b56 = 2 d1 - 2.5 d3 + 0.5 d5
+    vfnmadd231ps(vec(u), vec(d[3]), constant(kC2_5));
+    vfmadd231ps(vec(u), vec(d[5]), constant(kC0_5));
+    vaddps(vec(r), vec(t), vec(u));
+    put(5, r);
+    vsubps(vec(r), vec(t), vec(u));
+    put(6, r);
+    give(r);
+  }
+  give(u);
+  give(t);
+  for (int i = A - 1; i >= 0; i--) give(d[i]);
+}
+
+void WinogradTransformGenerator::output_1d(const std::vector<Lane>& in, const std::vector<Lane>& out, bool finish) {
+  const int A = conf_.m + 2;
+  std::vector<int> t(A);
+  for (int i = 0; i < A; i++) {
+    t[i] = take();
+    load(t[i], in[i]);
+  }
+  const int y = take();
+  auto put = [&](int k) { store(out[k], y, finish); };
+  if (conf_.m == 2) {
+    vaddps(vec(y), vec(t[0]), vec(t[1]));
+    vaddps(vec(y), vec(y), vec(t[2]));
+    put(0);
+    vsubps(vec(y), vec(t[1]), vec(t[2]));
+    vaddps(vec(y), vec(y), vec(t[3]));
+    put(1);
+  } else {
+    // Pair sums and differences, kept in the input registers: t1 = s12, t2 = d12, ...
+    const int pairs = conf_.m / 2;
+    for (int p = 0; p < pairs; p++) {
+      const int a = t[1 + 2 * p], b = t[2 + 2 * p];
+      vsubps(vec(y), vec(a), vec(b));
+      vaddps(vec(a), vec(a), vec(b));
+      vmovaps(vec(b), vec(y));
+    }
+    const int s12 = t[1], d12 = t[2], s34 = t[3], d34 = t[4];
+    // y0 = t0 + s12 + s34 (+ s56)
+    vaddps(vec(y), vec(t[0]), vec(s12));
+    vaddps(vec(y), vec(y), vec(s34));
+    if (conf_.m == 6) vaddps(vec(y), vec(y), vec(t[5]));
+    put(0);
+    if (conf_.m == 4) {
+      vmovaps(vec(y), vec(d12));  // y1 = d12 + 2 d34
+      vfmadd231ps(vec(y), vec(d34), constant(kC2));
+      put(1);
+      vmovaps(vec(y), vec(s12));  // y2 = s12 + 4 s34
+      vfmadd231ps(vec(y), vec(s34), constant(kC4));
+      put(2);
+      vaddps(vec(y), vec(d12), vec(t[5]));  // y3 = d12 + 8 d34 + t5
+      vfmadd231ps(vec(y), vec(d34), constant(kC8));
+      put(3);
+    } else {
+      const int s56 = t[5], d56 = t[6];
+      const Constant odd_c[3] = {kC2, kC8, kC32}, odd_e[3] = {kC0_5, kC0_125, kC0_03125};
+      const Constant even_c[2] = {kC4, kC16}, even_e[2] = {kC0_25, kC0_0625};
+      for (int k = 1; k < 6; k++) {
+        const bool odd = k % 2 == 1;
+        if (odd) {
+          if (k == 5)
+            vaddps(vec(y), vec(d12), vec(t[7]));
+          else
+            vmovaps(vec(y), vec(d12));
+          vfmadd231ps(vec(y), vec(d34), constant(odd_c[k / 2]));
+          vfmadd231ps(vec(y), vec(d56), constant(odd_e[k / 2]));
+        } else {
+          vmovaps(vec(y), vec(s12));
+          vfmadd231ps(vec(y), vec(s34), constant(even_c[k / 2 - 1]));
+          vfmadd231ps(vec(y), vec(s56), constant(even_e[k / 2 - 1]));
+        }
+        put(k);
+      }
+    }
+  }
+  give(y);
+  for (int i = A - 1; i >= 0; i--) give(t[i]);
+}
+
+void WinogradTransformGenerator::generate() {
+  const WinogradTransformConf& c = conf_;
+  const int A = c.m + 2, vbytes = c.vlen * 4;
+  const int regs = c.isa == Isa::avx512 ? 32 : 16;
+  for (int r = regs - 1; r >= 0; r--) free_.push_back(r);
+  if (c.bias) bias_reg_ = take();
+
+  preamble();
+  const int tmp_vectors = c.input ? A * A : A * c.m;
+  sub(rsp, tmp_vectors * vbytes);
+  mov(reg_src, ptr[reg_args + offsetof(WinogradTransformArgs, src)]);
+  mov(reg_dst, ptr[reg_args + offsetof(WinogradTransformArgs, dst)]);
+  mov(reg_count, ptr[reg_args + offsetof(WinogradTransformArgs, count)]);
+  mov(reg_src_stride, ptr[reg_args + offsetof(WinogradTransformArgs, src_stride)]);
+  mov(reg_dst_stride, ptr[reg_args + offsetof(WinogradTransformArgs, dst_stride)]);
+  if (c.bias) {
+    mov(rax, ptr[reg_args + offsetof(WinogradTransformArgs, bias)]);
+    vmovups(vec(bias_reg_), ptr[rax]);
+  }
+  // Walking pointers: one per strided row/position touched by a 1-D transform. Each is
+  // set with lea from a base and a stride register, so no multiplies per tile.
+  const Reg64 walk[8] = {r13, r14, r15, rax, rbx, rcx, rdx, rsi};
+  const Reg64 stride_big = rbp;  // input: A * panel stride; output: A * panel stride
+  // Points walk[0..n) at base + i * stride, i < n.
+  auto spread = [&](const Reg64& base, const Reg64& stride, int n) {
+    mov(walk[0], base);
+    for (int i = 1; i < n; i++) lea(walk[i], ptr[walk[i - 1] + stride]);
+  };
+
+  Label l_loop, l_end;
+  L(l_loop);
+  test(reg_count, reg_count);
+  jz(l_end, T_NEAR);
+  if (c.input) {
+    // Pass 1: each input row (A consecutive pixels) -> tmp row.
+    spread(reg_src, reg_src_stride, A);
+    for (int i = 0; i < A; i++) {
+      std::vector<Lane> in, out;
+      for (int j = 0; j < A; j++) {
+        in.push_back(Lane{walk[i], static_cast<long>(j) * vbytes});
+        out.push_back(Lane{rsp, static_cast<long>(i * A + j) * vbytes});
+      }
+      input_1d(in, out, false);
+    }
+    // Pass 2: each tmp column -> positions j, A + j, 2A + j, ... of the V panels.
+    mov(stride_big, reg_dst_stride);
+    imul(stride_big, stride_big, A);
+    for (int j = 0; j < A; j++) {
+      if (j == 0)
+        spread(reg_dst, stride_big, A);
+      else
+        for (int i = 0; i < A; i++) add(walk[i], reg_dst_stride);
+      std::vector<Lane> in, out;
+      for (int i = 0; i < A; i++) {
+        in.push_back(Lane{rsp, static_cast<long>(i * A + j) * vbytes});
+        out.push_back(Lane{walk[i], 0});
+      }
+      input_1d(in, out, false);
+    }
+  } else {
+    // Pass 1: each row of positions (i A .. i A + A - 1) -> tmp row of m.
+    mov(stride_big, reg_src_stride);
+    imul(stride_big, stride_big, A);
+    for (int i = 0; i < A; i++) {
+      if (i == 0) {
+        spread(reg_src, reg_src_stride, A);
+      } else {
+        for (int k = 0; k < A; k++) add(walk[k], stride_big);
+      }
+      std::vector<Lane> in, out;
+      for (int j = 0; j < A; j++) in.push_back(Lane{walk[j], 0});
+      for (int k = 0; k < c.m; k++) out.push_back(Lane{rsp, static_cast<long>(i * c.m + k) * vbytes});
+      output_1d(in, out, false);
+    }
+    // Pass 2: each tmp column k -> output column k, rows 0..m-1 (bias, activation).
+    spread(reg_dst, reg_dst_stride, c.m);
+    for (int k = 0; k < c.m; k++) {
+      std::vector<Lane> in, out;
+      for (int i = 0; i < A; i++) in.push_back(Lane{rsp, static_cast<long>(i * c.m + k) * vbytes});
+      for (int r = 0; r < c.m; r++) out.push_back(Lane{walk[r], static_cast<long>(k) * vbytes});
+      output_1d(in, out, true);
+    }
+  }
+  add(reg_src, ptr[reg_args + offsetof(WinogradTransformArgs, src_tile_step)]);
+  add(reg_dst, ptr[reg_args + offsetof(WinogradTransformArgs, dst_tile_step)]);
+  dec(reg_count);
+  jmp(l_loop, T_NEAR);
+  L(l_end);
+  add(rsp, tmp_vectors * vbytes);
+  postamble();
+  emit_table();
+  activation_.emit_table();
+}
+
+void WinogradTransformGenerator::emit_table() {
+  const float values[kConstantCount] = {0.25f, 0.5f, 1.25f, 2.f, 2.5f, 4.f, 4.25f, 5.f, 5.25f, 8.f,
+                                        16.f, 32.f, 0.125f, 0.0625f, 0.03125f};
+  align(64);
+  L(table_);
+  for (int i = 0; i < kConstantCount; i++) {
+    uint32_t bits;
+    std::memcpy(&bits, &values[i], 4);
+    for (int lane = 0; lane < 16; lane++) dd(bits);
+  }
+}
+
+}  // namespace jitconv
