@@ -114,6 +114,7 @@ void Extractor::extract_raw(int blob, Mat& out) {
 // graphs cannot exhaust the call stack.
 void Extractor::compute(int target) {
   if (ready_[target]) return;
+  if (net_->producer_[target] < 0) fail("blob '", net_->blob_name(target), "' has no producer and was not set");
   std::vector<int> stack = {net_->producer_[target]};
   while (!stack.empty()) {
     const int layer_index = stack.back();
@@ -125,6 +126,7 @@ void Extractor::compute(int target) {
         break;
       }
     if (missing >= 0) {
+      if (net_->producer_[missing] < 0) fail("blob '", net_->blob_name(missing), "' has no producer and was not set");
       stack.push_back(net_->producer_[missing]);
       continue;
     }

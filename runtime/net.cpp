@@ -81,6 +81,10 @@ void Net::load_graph(ParamGraph graph, const std::string& source) {
       }
       for (int b : pl.bottoms) consumer_count_[b]++;
     }
+    // An Input layer's w/h/c parameters declare its blob's shape as well as a hint does.
+    for (const ParamLayer& pl : graph_.layers)
+      if (pl.type == "Input" && pl.tops.size() == 1 && blob_hints_[pl.tops[0]].dims == 0)
+        blob_hints_[pl.tops[0]] = input_shape(pl.tops[0]);
     for (size_t i = 0; i < graph_.layers.size(); i++) {
       const ParamLayer& pl = graph_.layers[i];
       std::unique_ptr<Layer> layer = creator_(pl.type);

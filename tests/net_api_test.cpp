@@ -227,3 +227,30 @@ TEST(NetExtractor, NewInputInvalidatesComputedBlobs) {
 }  // namespace
 }  // namespace test
 }  // namespace jitconv
+
+namespace jitconv {
+namespace test {
+namespace {
+
+// Shape hints (or an Input's declared shape) reach the Convolution, which then generates
+// its kernels at load time instead of at the first forward.
+TEST(NetShapeHints, ConvolutionKernelsAreReadyAfterLoad) {
+  if (current_isa() == Isa::scalar) GTEST_SKIP() << "no generated kernels on the scalar ISA";
+  const std::string conv = "Convolution c 1 1 in out 0=24 1=3 5=1 6=1728\n";
+  const std::string declared = "7767517\n2 2\nInput in 0 1 in 0=21 1=17 2=8\n" + conv;
+  const std::string hinted = "7767517\n2 2\nInput in 0 1 in -23330=4,3,21,17,8\n" + conv;
+  const std::string unknown = "7767517\n2 2\nInput in 0 1 in\n" + conv;
+  for (const std::string* text : {&declared, &hinted, &unknown}) {
+    Net net;
+    net.load_param_mem(*text);
+    RandomWeights weights(net.graph(), 1);
+    net.load_model(weights);
+    const bool ready = net.layer(1).describe().find("kernel conv_") != std::string::npos;
+    EXPECT_EQ(ready, text != &unknown) << *text << net.layer(1).describe();
+    EXPECT_EQ(net.layer(1).bottom_shapes.at(0).w, text != &unknown ? 21 : 0);
+  }
+}
+
+}  // namespace
+}  // namespace test
+}  // namespace jitconv

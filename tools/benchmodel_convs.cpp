@@ -90,7 +90,9 @@ Timing time_problem(const ConvProblem& problem, Isa isa, int threads, double min
 }
 
 std::string problem_key(const ConvProblem& p) {
-  return to_string(p.desc) + "|" + p.act.kernel_tag() + "|" + std::to_string(p.pad_value);
+  ConvDesc unnamed = p.desc;
+  unnamed.name.clear();
+  return to_string(unnamed) + "|" + p.act.kernel_tag() + "|" + std::to_string(p.pad_value);
 }
 
 }  // namespace
