@@ -4,10 +4,12 @@
 //
 // Tolerances are relative to the largest |value| of each output:
 //   fp32 blobs        both sides compute in fp32 (the reference convolution accumulates in
-//                     double), so what differs is summation order and Winograd's transform
-//                     rounding. Measured on this project's AVX-512 machine: at most 3e-7 on
-//                     the test models, 1e-5 on resnet50 (53 convolutions, up to 4608 taps).
-//                     The bounds leave a factor of about 10 to 30.
+//                     double), so what differs is summation order and, on the Winograd
+//                     paths, transform rounding: up to 1.8e-5 of a layer's output range for
+//                     F(6,3) (the Winograd tests' measured bound). Measured on whole models
+//                     on this project's AVX-512 machine: at most 3e-7 on the test models,
+//                     1e-5 on resnet50 (53 convolutions, up to 4608 taps). 1e-4 allows a few
+//                     Winograd layers at their worst; a wrong blob is off by O(1).
 //   fp16 / bf16       one rounding of a stored value (a 16-bit blob only flows between
 //                     layers that keep it): half an ulp, 2^-11 / 2^-8 relative, plus the
 //                     fp32 bound.
@@ -30,10 +32,9 @@ namespace jitconv {
 namespace test {
 namespace {
 
-constexpr double kFp32Tolerance = 1e-5;
+constexpr double kFp32Tolerance = 1e-4;
 constexpr double kFp16Tolerance = 1.0 / 2048 + kFp32Tolerance;
 constexpr double kBf16Tolerance = 1.0 / 256 + kFp32Tolerance;
-constexpr double kSharedModelTolerance = 1e-4;
 
 std::vector<std::string> param_files(const std::string& dir) {
   std::vector<std::string> names;
@@ -136,7 +137,7 @@ class NetSharedModel : public testing::TestWithParam<std::string> {};
 // "unknown layer type 'ConvolutionDepthWise'" message (deliberately a failure, not a skip).
 TEST_P(NetSharedModel, MatchesReferenceExecutor) {
   const std::string path = shared_models_dir() + "/" + GetParam();
-  const Config packed = {"packed fp32", true, false, false, 1, kSharedModelTolerance};
+  const Config packed = {"packed fp32", true, false, false, 1, kFp32Tolerance};
   std::vector<Isa> isas;
   for (Isa isa : available_isas())
     if (isa != Isa::scalar) isas.push_back(isa);
