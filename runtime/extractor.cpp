@@ -1,0 +1,201 @@
+#include "runtime/extractor.h"
+
+#include <chrono>
+#include <utility>
+
+#include "runtime/convert_layout.h"
+#include "runtime/error.h"
+#include "runtime/packing.h"
+
+namespace jitconv {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+// In-place layers write into their input: give them a buffer nobody else holds (a user's
+// Mat, a view, or a blob another consumer still reads gets copied first).
+void make_exclusive(Mat& m, const Option& opt) {
+  if (m.data == nullptr) return;
+  if (m.refcount == nullptr || m.refcount->load() != 1) m = m.clone(opt.blob_allocator);
+}
+
+}  // namespace
+
+Extractor::Extractor(const Net& net) : net_(&net), opt_(net.opt) {
+  // Packing and storage follow what the pipelines were made for.
+  opt_.use_packing_layout = net.pipeline_opt_.use_packing_layout;
+  opt_.use_fp16_storage = net.pipeline_opt_.use_fp16_storage;
+  opt_.use_bf16_storage = net.pipeline_opt_.use_bf16_storage;
+  clear();
+}
+
+void Extractor::set_num_threads(int n) {
+  if (n < 1) fail("set_num_threads: need at least 1 thread, got ", n);
+  opt_.num_threads = n;
+}
+
+void Extractor::clear() {
+  const size_t blobs = net_->blob_count();
+  blobs_.assign(blobs, Mat());
+  ready_.assign(blobs, 0);
+  pinned_.assign(blobs, 0);
+  pending_ = net_->consumer_count_;
+}
+
+int Extractor::blob_index(const std::string& name, const char* what) const {
+  const int index = net_->find_blob(name);
+  if (index < 0) fail(what, ": the network has no blob named '", name, "'");
+  return index;
+}
+
+void Extractor::input(const std::string& blob_name, const Mat& in, Layout layout) {
+  input(blob_index(blob_name, "input"), in, layout);
+}
+
+void Extractor::input(int blob, const Mat& in, Layout layout) {
+  if (blob < 0 || static_cast<size_t>(blob) >= blobs_.size())
+    fail("input: blob index ", blob, " outside 0..", static_cast<int>(blobs_.size()) - 1);
+  const std::string& name = net_->blob_name(blob);
+  if (in.dims == 0 || in.data == nullptr) fail("input '", name, "': the Mat is empty");
+  if (in.elembits() != 32) fail("input '", name, "': expected fp32 data, got ", in.elembits(), "-bit lanes");
+  Mat blob_value;
+  if (layout == Layout::nhwc) {
+    const int channels = in.dims >= 3 ? in.w : outer_scalars(in);
+    const int elempack = opt_.use_packing_layout ? preferred_elempack(net_->isa(), channels) : 1;
+    nhwc_to_blob(in, blob_value, elempack, opt_);
+  } else {
+    blob_value = in;
+  }
+  // Blobs computed from earlier inputs are stale now.
+  for (size_t b = 0; b < blobs_.size(); b++) {
+    if (pinned_[b]) continue;
+    blobs_[b].release();
+    ready_[b] = 0;
+  }
+  pending_ = net_->consumer_count_;
+  blobs_[blob] = std::move(blob_value);
+  ready_[blob] = 1;
+  pinned_[blob] = 1;
+}
+
+void Extractor::extract(const std::string& blob_name, Mat& out, Layout layout) {
+  extract(blob_index(blob_name, "extract"), out, layout);
+}
+
+void Extractor::extract(int blob, Mat& out, Layout layout) {
+  Mat raw;
+  extract_raw(blob, raw);
+  if (raw.dims == 0) {
+    out = raw;
+    return;
+  }
+  if (layout == Layout::nhwc) {
+    Mat wide;
+    convert_layout(raw, wide, raw.elempack, Storage::fp32, opt_);
+    blob_to_nhwc(wide, out, opt_);
+  } else {
+    convert_to_plain(raw, out, opt_);
+  }
+}
+
+void Extractor::extract_raw(int blob, Mat& out) {
+  if (blob < 0 || static_cast<size_t>(blob) >= blobs_.size())
+    fail("extract: blob index ", blob, " outside 0..", static_cast<int>(blobs_.size()) - 1);
+  compute(blob);
+  out = blobs_[blob];
+}
+
+// Runs the producers the blob depends on, depth first, with an explicit stack so deep
+// graphs cannot exhaust the call stack.
+void Extractor::compute(int target) {
+  if (ready_[target]) return;
+  if (net_->producer_[target] < 0) fail("blob '", net_->blob_name(target), "' has no producer and was not set");
+  std::vector<int> stack = {net_->producer_[target]};
+  while (!stack.empty()) {
+    const int layer_index = stack.back();
+    const Layer& layer = net_->layer(layer_index);
+    int missing = -1;
+    for (int b : layer.bottoms)
+      if (!ready_[b]) {
+        missing = b;
+        break;
+      }
+    if (missing >= 0) {
+      if (net_->producer_[missing] < 0) fail("blob '", net_->blob_name(missing), "' has no producer and was not set");
+      stack.push_back(net_->producer_[missing]);
+      continue;
+    }
+    run_layer(layer_index);
+    stack.pop_back();
+  }
+}
+
+Mat Extractor::take_bottom(int blob) {
+  Mat m = blobs_[blob];
+  if (pending_[blob] > 0) pending_[blob]--;
+  if (opt_.lightmode && pending_[blob] == 0 && !pinned_[blob]) {
+    blobs_[blob].release();
+    ready_[blob] = 0;
+  }
+  return m;
+}
+
+void Extractor::run_layer(int layer_index) {
+  const Layer& layer = net_->layer(layer_index);
+  if (layer.type == "Input") {
+    const std::string& top = layer.tops.empty() ? layer.name : net_->blob_name(layer.tops[0]);
+    fail("input blob '", top, "' was not set (call Extractor::input before extract; ",
+         net_->layer_location(layer_index), ")");
+  }
+  const Clock::time_point start = observer_ ? Clock::now() : Clock::time_point();
+  std::vector<Mat> bottoms;
+  bottoms.reserve(layer.bottoms.size());
+  for (int b : layer.bottoms) bottoms.push_back(take_bottom(b));
+  const Storage storage = net_->layer_storage_[layer_index];
+  std::vector<Mat> tops(layer.tops.size());
+  Clock::time_point converted;
+  try {
+    for (Mat& m : bottoms) convert_layout(m, m, layer_elempack(layer, m, opt_, net_->isa()), storage, opt_);
+    if (observer_) converted = Clock::now();
+    if (layer.one_blob_only) {
+      if (bottoms.size() != 1 || tops.size() != 1)
+        fail("a one-blob layer needs 1 input and 1 output, has ", bottoms.size(), " and ", tops.size());
+      if (layer.support_inplace) {
+        make_exclusive(bottoms[0], opt_);
+        layer.forward_inplace(bottoms[0], opt_);
+        tops[0] = std::move(bottoms[0]);
+      } else {
+        layer.forward(bottoms[0], tops[0], opt_);
+      }
+    } else if (layer.support_inplace) {
+      for (Mat& m : bottoms) make_exclusive(m, opt_);
+      layer.forward_inplace(bottoms, opt_);
+      if (bottoms.size() < tops.size())
+        fail("in-place layer left ", bottoms.size(), " blobs for ", tops.size(), " outputs");
+      for (size_t t = 0; t < tops.size(); t++) tops[t] = std::move(bottoms[t]);
+    } else {
+      layer.forward(bottoms, tops, opt_);
+      if (tops.size() != layer.tops.size())
+        fail("produced ", tops.size(), " outputs, the graph names ", layer.tops.size());
+    }
+  } catch (const Error& e) {
+    fail(net_->layer_location(layer_index), ": ", e.what());
+  }
+  bottoms.clear();
+  const Clock::time_point done = observer_ ? Clock::now() : Clock::time_point();
+  for (size_t t = 0; t < tops.size(); t++) {
+    const int b = layer.tops[t];
+    if (pinned_[b]) continue;  // the user's value wins over a recomputed one
+    blobs_[b] = std::move(tops[t]);
+    ready_[b] = 1;
+  }
+  if (observer_)
+    observer_->layer_done(layer_index, layer, seconds_between(start, converted), seconds_between(converted, done));
+}
+
+}  // namespace jitconv

@@ -1,0 +1,200 @@
+// `jitconv run` and `jitconv benchmodel` as separate processes: outputs written and
+// reproduced from a saved .bin, layouts, benchncnn's format, the profile, errors.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "loader/param_parser.h"
+#include "tests/net_test_util.h"
+
+namespace jitconv {
+namespace test {
+namespace {
+
+struct CliRun {
+  int status = -1;
+  std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+class NetCli : public testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(access(JITCONV_CLI_PATH, X_OK), 0) << JITCONV_CLI_PATH << " is missing: build jitconv_cli";
+    char tmpl[] = "/tmp/jitconv_net_cli_XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { std::system(("rm -rf " + quote(dir_)).c_str()); }
+
+  CliRun run(const std::vector<std::string>& args) {
+    std::string command = quote(JITCONV_CLI_PATH);
+    for (const std::string& a : args) command += " " + quote(a);
+    command += " >" + dir_ + "/stdout 2>" + dir_ + "/stderr";
+    const int raw = std::system(command.c_str());
+    CliRun r;
+    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    r.out = slurp(dir_ + "/stdout");
+    r.err = slurp(dir_ + "/stderr");
+    return r;
+  }
+
+  std::string dir_;
+};
+
+bool contains(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
+
+TEST_F(NetCli, RunWritesOutputsThatASavedBinReproduces) {
+  const std::string param = test_model_path("branches.param");
+  const CliRun first = run({"run", param, "--seed", "4", "--write-bin", dir_ + "/w.bin", "--output-dir", dir_ + "/a",
+                            "--threads", "1"});
+  ASSERT_EQ(first.status, 0) << first.err;
+  EXPECT_TRUE(contains(first.out, "m2  shape [9,11,")) << first.out;
+  EXPECT_TRUE(contains(first.out, "out2  shape [")) << first.out;
+  const CliRun again = run({"run", param, dir_ + "/w.bin", "--seed", "4", "--output-dir", dir_ + "/b", "--threads", "1"});
+  ASSERT_EQ(again.status, 0) << again.err;
+  for (const char* blob : {"m2", "out2"}) {
+    const std::string a = slurp(dir_ + "/a/" + blob + ".bin"), b = slurp(dir_ + "/b/" + blob + ".bin");
+    EXPECT_FALSE(a.empty()) << blob;
+    EXPECT_EQ(a, b) << blob;
+  }
+  EXPECT_EQ(first.out, again.out);
+}
+
+TEST_F(NetCli, RunOutputIsPlainChwAndMatchesTheLibrary) {
+  const std::string param = test_model_path("conv_chain.param");
+  Net net;
+  load_random(net, param, 9);
+  const Mat in = seeded_input(net.input_shape(0), 77);
+  const std::vector<float> values = plain_values(in);
+  std::ofstream(dir_ + "/in.bin", std::ios::binary)
+      .write(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float));
+  const CliRun r = run({"run", param, "--seed", "9", "--input", dir_ + "/in.bin", "--extract", "k", "--extract",
+                        "out", "--output-dir", dir_, "--threads", "1"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "top-5:")) << r.out;  // "out" is 1-D
+  Extractor ex = net.create_extractor();
+  ex.input("in", in);
+  for (const char* blob : {"k", "out"}) {
+    Mat m;
+    ex.extract(blob, m);
+    const std::vector<float> want = plain_values(m);
+    const std::string got = slurp(dir_ + "/" + blob + ".bin");
+    ASSERT_EQ(got.size(), want.size() * sizeof(float)) << blob;
+    EXPECT_EQ(0, std::memcmp(got.data(), want.data(), got.size())) << blob;
+  }
+}
+
+TEST_F(NetCli, RunNhwcInputMatchesNchw) {
+  const std::string param = test_model_path("conv_chain.param");
+  const int c = 3, h = 17, w = 23;
+  std::vector<float> nchw(c * h * w), nhwc(c * h * w);
+  for (size_t i = 0; i < nchw.size(); i++) nchw[i] = std::sin(0.37f * i);
+  for (int q = 0; q < c; q++)
+    for (int y = 0; y < h; y++)
+      for (int x = 0; x < w; x++) nhwc[(y * w + x) * c + q] = nchw[(q * h + y) * w + x];
+  std::ofstream(dir_ + "/nchw.bin", std::ios::binary).write(reinterpret_cast<const char*>(nchw.data()), nchw.size() * 4);
+  std::ofstream(dir_ + "/nhwc.bin", std::ios::binary).write(reinterpret_cast<const char*>(nhwc.data()), nhwc.size() * 4);
+  const CliRun a = run({"run", param, "--input", dir_ + "/nchw.bin", "--output-dir", dir_ + "/a"});
+  const CliRun b = run({"run", param, "--input", dir_ + "/nhwc.bin", "--layout", "nhwc", "--output-dir", dir_ + "/b"});
+  ASSERT_EQ(a.status, 0) << a.err;
+  ASSERT_EQ(b.status, 0) << b.err;
+  EXPECT_EQ(slurp(dir_ + "/a/out.bin"), slurp(dir_ + "/b/out.bin"));
+  // Without --input the seeded input is the same tensor in either layout.
+  EXPECT_EQ(run({"run", param}).out, run({"run", param, "--layout", "nhwc"}).out);
+}
+
+TEST_F(NetCli, RunErrors) {
+  const std::string param = test_model_path("conv_chain.param");
+  std::ofstream(dir_ + "/short.bin", std::ios::binary) << "abcd";
+  const CliRun short_input = run({"run", param, "--input", dir_ + "/short.bin"});
+  EXPECT_EQ(short_input.status, 1);
+  EXPECT_TRUE(contains(short_input.err, "holds 4 bytes")) << short_input.err;
+  const CliRun short_bin = run({"run", param, dir_ + "/short.bin"});
+  EXPECT_EQ(short_bin.status, 1);
+  EXPECT_TRUE(contains(short_bin.err, "layer 'conv_a' (Convolution)")) << short_bin.err;
+  const CliRun missing_blob = run({"run", param, "--extract", "nope"});
+  EXPECT_EQ(missing_blob.status, 1);
+  EXPECT_TRUE(contains(missing_blob.err, "no blob named 'nope'")) << missing_blob.err;
+  EXPECT_EQ(run({"run"}).status, 2);
+  EXPECT_EQ(run({"run", param, "--layout", "hwc"}).status, 2);
+  EXPECT_EQ(run({"run", param, "--shape", "3,x"}).status, 2);
+  EXPECT_EQ(run({"run", param, dir_ + "/short.bin", "--write-bin", dir_ + "/x.bin"}).status, 2);
+}
+
+TEST_F(NetCli, BenchmodelPrintsBenchncnnLinesAndAProfile) {
+  const CliRun r = run({"benchmodel", test_model_path("conv_chain.param"), test_model_path("head.param"), "--loops",
+                        "2", "--warmup", "1", "--threads", "1", "--profile"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char* name : {"conv_chain", "head"}) {
+    const std::string line = std::string(name) + "  min = ";
+    EXPECT_TRUE(contains(r.out, line)) << r.out;
+  }
+  EXPECT_TRUE(contains(r.out, "load + create_pipeline")) << r.out;
+  EXPECT_TRUE(contains(r.out, "transformed weights")) << r.out;
+  EXPECT_TRUE(contains(r.out, "conv_b")) << r.out;
+  EXPECT_TRUE(contains(r.out, "Deconvolution")) << r.out;
+}
+
+TEST_F(NetCli, BenchmodelReportsAModelItCannotLoadAndGoesOn) {
+  std::ofstream(dir_ + "/bad.param") << "7767517\n2 2\nInput in 0 1 in 0=4 1=4 2=3\nFrobnicate f 1 1 in out\n";
+  const CliRun r = run({"benchmodel", dir_ + "/bad.param", test_model_path("branches.param"), "--loops", "1",
+                        "--warmup", "0"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(contains(r.err, "unknown layer type 'Frobnicate'")) << r.err;
+  EXPECT_TRUE(contains(r.out, "branches  min = ")) << r.out;
+}
+
+TEST_F(NetCli, BenchmodelWithoutArgumentsRunsTheEmbeddedResnet) {
+  const CliRun model = run({"benchmodel", "--print-model"});
+  ASSERT_EQ(model.status, 0);
+  EXPECT_TRUE(contains(model.out, "7767517")) << model.out;
+  std::ofstream(dir_ + "/embedded.param") << model.out;
+  const ParamGraph graph = load_param_file(dir_ + "/embedded.param");
+  int convolutions = 0;
+  for (const ParamLayer& layer : graph.layers) convolutions += layer.type == "Convolution";
+  EXPECT_EQ(convolutions, 20);  // ResNet-18: stem, 16 in the blocks, 3 projections
+
+  const CliRun r = run({"benchmodel", "--loops", "1", "--warmup", "0", "--threads", "1", "--min-time", "0"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "resnet18-embedded  min = ")) << r.out;
+  EXPECT_TRUE(contains(r.out, "jitconv vs oneDNN")) << r.out;
+  EXPECT_TRUE(contains(r.out, "layer4.1.conv2")) << r.out;
+  EXPECT_TRUE(contains(r.out, "total")) << r.out;
+}
+
+TEST_F(NetCli, HelpListsTheNewCommands) {
+  const CliRun top = run({"--help"});
+  EXPECT_TRUE(contains(top.out, "  run ")) << top.out;
+  EXPECT_TRUE(contains(top.out, "  benchmodel ")) << top.out;
+  for (const char* command : {"run", "benchmodel"}) {
+    const CliRun r = run({command, "--help"});
+    EXPECT_EQ(r.status, 0);
+    EXPECT_TRUE(contains(r.out, std::string("usage: jitconv ") + command)) << r.out;
+  }
+}
+
+}  // namespace
+}  // namespace test
+}  // namespace jitconv
