@@ -1,0 +1,54 @@
+// Grouped convolution (1 < group, not the depthwise case): each group is an ordinary
+// convolution of ic/g -> oc/g channels, run on the Convolution paths (ConvDirect,
+// ConvGemm, ConvScalar) one group after another, each multi-threaded.
+//
+// Input: when ic/g is a multiple of the input elempack, a group's channels are whole
+// packs and the group reads a channel_range view of the blob (no copy). Otherwise the
+// group's channels straddle packs and are gathered into a blob of their own (one pass
+// over the input per forward, reading it at scalar granularity).
+// Output: each group computes into its own blob, which is copied into the group's planes
+// of the output (one extra pass over the output: ConvImpl allocates its top). When
+// oc/g is not a multiple of the output elempack the copy scatters lanes across packs.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/conv_impl.h"
+#include "runtime/cpu.h"
+
+namespace jitconv {
+
+class ConvGrouped final : public ConvImpl {
+ public:
+  // params: the whole problem (ic and oc over all groups); weights: groups x oc/g x ic/g
+  // x kh x kw (ncnn's order); bias: oc values or null. algo: the per-group path
+  // ("direct", "gemm", "brgemm", "scalar"; "" = the Convolution path table). ih/iw: the
+  // input size when known (tunes the per-group paths), else 0.
+  ConvGrouped(const ConvParams& params, int groups, const float* weights, const float* bias, Isa isa, int in_pack,
+              int out_pack, const std::string& algo, const Option& opt, int ih = 0, int iw = 0);
+
+  int in_elempack() const override { return in_pack_; }
+  int out_elempack() const override { return out_pack_; }
+  void prepare(int ih, int iw) override;
+  void forward(const Mat& bottom, Mat& top, const Option& opt) const override;
+  std::string name() const override { return "grouped"; }
+  std::string describe() const override;
+  size_t weight_bytes() const override;
+
+ private:
+  ConvParams params_;
+  int groups_;
+  Isa isa_;
+  int in_pack_, out_pack_;
+  int group_in_pack_, group_out_pack_;  // layouts the per-group paths run on
+  std::string group_algo_;
+  std::string reason_;
+  std::vector<std::unique_ptr<ConvImpl>> impls_;
+};
+
+// Copies scalar channels [src_c0, src_c0 + count) of src into channels [dst_c0, ...) of
+// dst (both 3-D fp32 with equal w and h; their elempacks may differ).
+void copy_channels(const Mat& src, int src_c0, Mat& dst, int dst_c0, int count, int num_threads);
+
+}  // namespace jitconv
