@@ -7,6 +7,7 @@
 //   lanes > 1 along the [x][lanes] row, one pass per tap.
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "runtime/conv_depthwise_kernels.h"
 #include "runtime/layers/simd_math.h"
@@ -94,36 +95,50 @@ FusedPass fused_pass_for(int kw, int sw) {
   return nullptr;
 }
 
+// Where each tap of a kernel row lands in the output row; the same for every row, so
+// worked out once per job (the divisions cost more than a short row's arithmetic).
+struct RowPlan {
+  std::vector<int> tap_begin, tap_end;  // output columns whose tap kx reads inside the input
+  int inner_begin = 0, inner_end = 0;   // columns the fused pass covers (every tap inside)
+  FusedPass fused = nullptr;
+};
+
+RowPlan plan_row(const DepthwiseJob& j, FusedPass fused) {
+  RowPlan plan;
+  plan.tap_begin.resize(j.kw);
+  plan.tap_end.resize(j.kw);
+  for (int kx = 0; kx < j.kw; kx++)
+    tap_columns(kx * j.dw - j.pad_left, j.sw, j.iw, j.ow, plan.tap_begin[kx], plan.tap_end[kx]);
+  plan.inner_begin = plan.tap_begin[0];
+  plan.inner_end = plan.tap_end[j.kw - 1];
+  plan.fused = fused;
+  if (!fused || plan.inner_end <= plan.inner_begin) plan.inner_begin = plan.inner_end = 0;
+  return plan;
+}
+
 template <int L>
-void depthwise_row(const DepthwiseJob& j, int pack, int oy, FusedPass fused) {
+void depthwise_row(const DepthwiseJob& j, const RowPlan& plan, int pack, int oy) {
   const float* src = j.src + pack * j.src_cstep;
   const float* weights = j.weights + static_cast<long>(pack) * j.kh * j.kw * L;
   float* out = j.dst + pack * j.dst_cstep + static_cast<long>(oy) * j.ow * L;
   for (int x = 0; x < j.ow; x++)
     for (int l = 0; l < L; l++) out[x * L + l] = j.bias ? j.bias[pack * L + l] : 0.f;
 
-  // Columns where every tap is inside the input (the fused pass covers them).
-  int inner_begin = 0, inner_end = 0, unused = 0;
-  tap_columns(-j.pad_left, j.sw, j.iw, j.ow, inner_begin, unused);
-  tap_columns((j.kw - 1) * j.dw - j.pad_left, j.sw, j.iw, j.ow, unused, inner_end);
-  if (!fused || inner_end < inner_begin) inner_begin = inner_end = 0;
-
+  const bool fused = plan.inner_end > plan.inner_begin;
   const int iy0 = oy * j.sh - j.pad_top;
   for (int ky = 0; ky < j.kh; ky++) {
     const int iy = iy0 + ky * j.dh;
     if (iy < 0 || iy >= j.ih) continue;
     const float* in_row = src + static_cast<long>(iy) * j.iw * L;
     const float* w_row = weights + static_cast<long>(ky) * j.kw * L;
-    if (inner_end > inner_begin)
-      fused(out, in_row, w_row, j.dw, j.pad_left, inner_begin, inner_end);
+    if (fused) plan.fused(out, in_row, w_row, j.dw, j.pad_left, plan.inner_begin, plan.inner_end);
     for (int kx = 0; kx < j.kw; kx++) {
       const int offset = kx * j.dw - j.pad_left;
-      int begin = 0, end = 0;
-      tap_columns(offset, j.sw, j.iw, j.ow, begin, end);
+      const int begin = plan.tap_begin[kx], end = plan.tap_end[kx];
       const float* w = w_row + kx * L;
-      if (inner_end > inner_begin) {  // only the columns the fused pass left out
-        tap_pass<L>(out, in_row, w, j.sw, offset, begin, std::min(end, inner_begin));
-        tap_pass<L>(out, in_row, w, j.sw, offset, std::max(begin, inner_end), end);
+      if (fused) {  // only the columns the fused pass left out
+        tap_pass<L>(out, in_row, w, j.sw, offset, begin, std::min(end, plan.inner_begin));
+        tap_pass<L>(out, in_row, w, j.sw, offset, std::max(begin, plan.inner_end), end);
       } else {
         tap_pass<L>(out, in_row, w, j.sw, offset, begin, end);
       }
@@ -134,6 +149,7 @@ void depthwise_row(const DepthwiseJob& j, int pack, int oy, FusedPass fused) {
 
 template <int L>
 void run_rows(const DepthwiseJob& j, FusedPass fused) {
+  const RowPlan plan = plan_row(j, fused);
   const int chunks = (j.oh + j.rows_per_task - 1) / j.rows_per_task;
   const long tasks = static_cast<long>(j.packs) * chunks;
 #pragma omp parallel for num_threads(j.num_threads) schedule(static)
@@ -141,7 +157,7 @@ void run_rows(const DepthwiseJob& j, FusedPass fused) {
     const int pack = static_cast<int>(t / chunks);
     const int row0 = static_cast<int>(t % chunks) * j.rows_per_task;
     const int row1 = std::min(j.oh, row0 + j.rows_per_task);
-    for (int oy = row0; oy < row1; oy++) depthwise_row<L>(j, pack, oy, fused);
+    for (int oy = row0; oy < row1; oy++) depthwise_row<L>(j, plan, pack, oy);
   }
 }
 
