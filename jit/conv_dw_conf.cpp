@@ -13,45 +13,56 @@ namespace {
 // Wider blocks amortize each input load over more taps; beyond this the edge blocks
 // (emitted separately) only grow the code.
 constexpr int kMaxUrW = 28;
+// Independent accumulation chains that keep two FMA pipes of 4-cycle latency busy.
+constexpr int kMinChains = 8;
 
 int vector_registers(Isa isa) { return isa == Isa::avx512 ? 32 : 16; }
 
-// Accumulators that fit beside the kw weight registers and the input register; the
+// Registers besides accumulators and taps: the input, plus for stride-2 gathers a
+// second input and the permutation indices.
+int input_registers(int pixels, int sw) { return pixels > 1 && sw == 2 ? 3 : 1; }
+
+// Accumulators that fit beside the kw tap registers and the input registers; the
 // activation's scratch registers reuse those once the reduction is done.
-int max_ur_w(Isa isa, int kw, const Activation& act) {
+int max_ur_w(Isa isa, int kw, int pixels, int sw, const Activation& act) {
   const int regs = vector_registers(isa);
-  const int after_weights = regs - kw - 1;
+  const int after_taps = regs - kw - input_registers(pixels, sw);
   const int after_temps = regs - ActivationEmitter::temps_needed(isa, act);
-  return std::min({kMaxUrW, after_weights, after_temps});
+  return std::min({kMaxUrW, after_taps, after_temps});
 }
 
 }  // namespace
 
 std::string ConvDwConf::name() const {
   std::ostringstream os;
-  os << "conv_dw_" << isa_name(isa) << "_p" << pack << "_kw" << kw << "_s" << sw << "_d" << dw << "_iw" << iw << "ow"
-     << ow << "pl" << pad_left << "_ur" << ur_w;
+  os << "conv_dw_" << isa_name(isa) << "_p" << pack << "x" << pixels << "_kw" << kw << "_s" << sw << "_d" << dw << "_iw" << iw << "ow"
+     << ow << "pl" << pad_left << "_ur" << ur_w << "a" << acc_sets;
   if (bias) os << "_bias";
   if (act.type != ActivationType::none) os << "_" << act.kernel_tag();
   return os.str();
 }
 
-bool conv_dw_jit_supported(Isa isa, int kw, int pack, const Activation& act) {
-  if (isa == Isa::scalar) return false;
-  if (pack != 4 && pack != 8 && pack != 16) return false;
-  if (pack > isa_lanes(isa)) return false;
-  return kw >= 1 && max_ur_w(isa, kw, act) >= 1;
+int conv_dw_pixels_per_vector(Isa isa, int pack, int sw) {
+  if (isa == Isa::scalar || (pack != 1 && pack != 4 && pack != 8 && pack != 16) || pack > isa_lanes(isa)) return 0;
+  if (isa == Isa::avx512 && pack < 16 && (sw == 1 || sw == 2)) return 16 / pack;
+  return pack == 1 ? 0 : 1;  // a narrower vector per pixel (xmm for pack 4, ymm for 8)
+}
+
+bool conv_dw_jit_supported(Isa isa, int kw, int sw, int pack, const Activation& act) {
+  const int pixels = conv_dw_pixels_per_vector(isa, pack, sw);
+  return pixels > 0 && kw >= 1 && max_ur_w(isa, kw, pixels, sw, act) >= 1;
 }
 
 ConvDwConf init_conv_dw_conf(Isa isa, const ConvDwProblem& p) {
-  if (!conv_dw_jit_supported(isa, p.kw, p.pack, p.act))
-    fail("no depthwise kernel for kw ", p.kw, " elempack ", p.pack, " on ", isa_name(isa));
+  if (!conv_dw_jit_supported(isa, p.kw, p.sw, p.pack, p.act))
+    fail("no depthwise kernel for kw ", p.kw, " stride ", p.sw, " elempack ", p.pack, " on ", isa_name(isa));
   if (p.iw <= 0 || p.ow <= 0 || p.sw <= 0 || p.dw <= 0 || p.pad_left < 0)
     fail("depthwise kernel: bad geometry iw ", p.iw, " ow ", p.ow, " sw ", p.sw, " dw ", p.dw, " pad_left ",
          p.pad_left);
   ConvDwConf c;
   c.isa = isa;
   c.pack = p.pack;
+  c.pixels = conv_dw_pixels_per_vector(isa, p.pack, p.sw);
   c.iw = p.iw;
   c.ow = p.ow;
   c.kw = p.kw;
@@ -60,10 +71,14 @@ ConvDwConf init_conv_dw_conf(Isa isa, const ConvDwProblem& p) {
   c.pad_left = p.pad_left;
   c.bias = p.bias;
   c.act = p.act;
-  // Equal blocks: a row of 30 runs as 2 x 15, not 28 + 2.
-  const int widest = max_ur_w(isa, p.kw, p.act);
-  const int blocks = (p.ow + widest - 1) / widest;
-  c.ur_w = (p.ow + blocks - 1) / blocks;
+  // Equal blocks: a row of 30 vectors runs as 2 x 15, not 28 + 2.
+  const int vectors = (p.ow + c.pixels - 1) / c.pixels;
+  const int widest = max_ur_w(isa, p.kw, c.pixels, p.sw, p.act);
+  const int blocks = (vectors + widest - 1) / widest;
+  c.ur_w = (vectors + blocks - 1) / blocks;
+  const int fixed = p.kw + input_registers(c.pixels, p.sw);
+  c.acc_sets = std::min(p.kw, (kMinChains + c.ur_w - 1) / c.ur_w);
+  while (c.acc_sets > 1 && c.ur_w * c.acc_sets + fixed > vector_registers(isa)) c.acc_sets--;
   return c;
 }
 

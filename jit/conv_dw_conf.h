@@ -2,14 +2,21 @@
 // init_conv_dw_conf() computes it from the problem; ConvDwGenerator only emits code from
 // it; the driver (runtime/conv_depthwise.cpp) only prepares buffers and threads.
 //
-// Depthwise means every channel is convolved with its own kh x kw filter. In a packed
-// blob one vector holds the same pixel of `pack` channels, so the kernel is a per-lane
-// multiply-add over taps: the vector width IS the elempack (zmm 16 / ymm 8 / xmm 4).
+// Depthwise means every channel is convolved with its own kh x kw filter, so the kernel
+// is a per-lane multiply-add over taps. A vector register holds `pixels` consecutive
+// output pixels of `pack` channels (pixels * pack lanes):
+//
+//   pack 16            1 pixel  per zmm       (AVX2: pack 8 / 4 as 1 pixel per ymm / xmm)
+//   pack 8 / 4 / 1     2 / 4 / 16 pixels per zmm on AVX-512 with stride 1 or 2: taps and
+//                      bias are broadcast across the pixels, stride 2 picks the even
+//                      pixels of two loads with one vpermt2ps
+//
 // One call computes `rows` output rows (all ow) of one channel pack; every row in the
 // call uses the same valid kernel-row range (the driver calls top/bottom edge rows on
-// their own). Left/right padding taps are skipped in generated edge blocks.
+// their own). Left/right padding taps are skipped in generated edge blocks (with masked
+// loads where a vector straddles the edge).
 //
-//   src     = [ih][iw][pack]      (one channel pack of a packed Mat)
+//   src     = [ih][iw][pack]      (one channel pack of a packed Mat; pack 1: one channel)
 //   weights = [kh][kw][pack]      (the pack's taps)
 //   dst     = [oh][ow][pack]
 #pragma once
@@ -22,19 +29,24 @@ namespace jitconv {
 
 struct ConvDwConf {
   Isa isa = Isa::avx512;  // encoding and register file (32 vector registers on AVX-512)
-  int pack = 16;          // lanes per vector = elempack of src and dst
+  int pack = 16;          // elempack of src and dst
+  int pixels = 1;         // output pixels per vector register (pixels * pack lanes)
 
   int iw = 0, ow = 0;  // unpadded input width, output width
   int kw = 1;          // taps per kernel row (kh is a runtime count)
   int sw = 1, dw = 1;  // stride and dilation along w (h ones are runtime strides)
   int pad_left = 0;
 
-  int ur_w = 1;  // output pixels held in registers at once
+  int ur_w = 1;  // vector registers of output held at once (ur_w * pixels output pixels)
+  // Partial sums per output vector (taps kx go to set kx % acc_sets, added at the end):
+  // short rows would otherwise wait on one FMA chain of kh * kw latencies per vector.
+  int acc_sets = 1;
 
   bool bias = false;
   Activation act;
 
-  // e.g. conv_dw_avx512_p16_kw3_s1_d1_iw56ow56pl1_ur28_bias_relu
+  int lanes() const { return pixels * pack; }
+  // e.g. conv_dw_avx512_p16x1_kw3_s1_d1_iw56ow56pl1_ur28a1_bias_relu
   std::string name() const;
 };
 
@@ -46,9 +58,12 @@ struct ConvDwProblem {
   Activation act;
 };
 
-// Whether a generated kernel can serve this kernel width and pack on `isa` (the kw
-// weight registers, an input register and at least one accumulator must fit).
-bool conv_dw_jit_supported(Isa isa, int kw, int pack, const Activation& act);
+// Output pixels per vector for a pack and stride on `isa` (0: no kernel: elempack 1 on
+// AVX2, or elempack < 16 with stride > 2 and no narrower vector).
+int conv_dw_pixels_per_vector(Isa isa, int pack, int sw);
+// Whether a generated kernel can serve this kernel width, stride and pack on `isa` (the
+// kw tap registers, the input registers and at least one accumulator must fit).
+bool conv_dw_jit_supported(Isa isa, int kw, int sw, int pack, const Activation& act);
 
 ConvDwConf init_conv_dw_conf(Isa isa, const ConvDwProblem& p);
 

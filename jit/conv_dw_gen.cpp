@@ -1,5 +1,6 @@
 #include "jit/conv_dw_gen.h"
 
+#include <algorithm>
 #include <cstddef>
 
 #include "runtime/error.h"
@@ -8,28 +9,52 @@ namespace jitconv {
 
 using namespace Xbyak;
 
-ConvDwGenerator::ConvDwGenerator(const ConvDwConf& conf)
-    : conf_(conf), vector_bytes_(conf.pack * 4), activation_(*this, conf.isa, conf.act) {
+namespace {
+constexpr int kRowsSlot = 0;  // [rsp + 0]: output rows left in this call
+}
+
+ConvDwGenerator::ConvDwGenerator(const ConvDwConf& conf) : conf_(conf), activation_(*this, conf.isa, conf.act) {
   const int regs = conf.isa == Isa::avx512 ? 32 : 16;
-  if (conf.ur_w < 1 || conf.ur_w + conf.kw + 1 > regs)
-    fail(conf.name(), ": register block needs ", conf.ur_w + conf.kw + 1, " vector registers");
-  if (conf.pack > isa_lanes(conf.isa)) fail(conf.name(), ": elempack wider than the ", isa_name(conf.isa), " vector");
+  const int used = conf.pixels > 1 && conf.sw == 2 ? index_reg() + 1 : input_reg() + 1;
+  if (conf.ur_w < 1 || used > regs) fail(conf.name(), ": register block needs ", used, " vector registers");
+  if (conf.lanes() != 4 && conf.lanes() != 8 && conf.lanes() != 16)
+    fail(conf.name(), ": ", conf.lanes(), " lanes per vector");
+  if (conf.lanes() > isa_lanes(conf.isa)) fail(conf.name(), ": vector wider than ", isa_name(conf.isa), " has");
+  if (conf.pixels > 1 && (conf.isa != Isa::avx512 || conf.sw > 2))
+    fail(conf.name(), ": several pixels per vector need AVX-512 and stride 1 or 2");
 }
 
 Xmm ConvDwGenerator::vreg(int index) const {
-  if (conf_.pack == 16) return Zmm(index);
-  if (conf_.pack == 8) return Ymm(index);
+  if (conf_.lanes() == 16) return Zmm(index);
+  if (conf_.lanes() == 8) return Ymm(index);
   return Xmm(index);
 }
 
+uint32_t ConvDwGenerator::input_mask(int col) const {
+  uint32_t mask = 0;
+  const uint32_t pixel_bits = (1u << conf_.pack) - 1;
+  for (int i = 0; i < conf_.pixels; i++)
+    if (column_inside(col + i)) mask |= pixel_bits << (i * conf_.pack);
+  return mask;
+}
+
 std::vector<ConvDwGenerator::Block> ConvDwGenerator::plan_blocks() const {
+  const ConvDwConf& c = conf_;
+  const int vectors = (c.ow + c.pixels - 1) / c.pixels;
+  // Input pixels one (vector, tap) reads: its own pixels, or with a stride-2 gather the
+  // two vectors the even pixels are picked from.
+  const int loaded = c.pixels == 1 ? 1 : c.pixels * c.sw;
   std::vector<Block> blocks;
-  for (int ow0 = 0; ow0 < conf_.ow; ow0 += conf_.ur_w) {
-    Block b{ow0, std::min(conf_.ur_w, conf_.ow - ow0), 1, true};
-    for (int j = 0; j < b.width && b.clean; j++)
-      for (int kx = 0; kx < conf_.kw; kx++)
-        if (!column_inside(input_col(ow0 + j, kx))) b.clean = false;
-    if (!blocks.empty() && b.clean && blocks.back().clean && b.width == conf_.ur_w && blocks.back().width == conf_.ur_w)
+  for (int v0 = 0; v0 < vectors; v0 += c.ur_w) {
+    Block b{v0, std::min(c.ur_w, vectors - v0), 1, true};
+    for (int v = v0; v < v0 + b.width && b.clean; v++) {
+      if ((v + 1) * c.pixels > c.ow) b.clean = false;
+      for (int kx = 0; kx < c.kw; kx++) {
+        const int col = input_col(v * c.pixels, kx);
+        if (!column_inside(col) || !column_inside(col + loaded - 1)) b.clean = false;
+      }
+    }
+    if (!blocks.empty() && b.clean && blocks.back().clean && b.width == c.ur_w && blocks.back().width == c.ur_w)
       blocks.back().count++;
     else
       blocks.push_back(b);
@@ -37,101 +62,235 @@ std::vector<ConvDwGenerator::Block> ConvDwGenerator::plan_blocks() const {
   return blocks;
 }
 
-void ConvDwGenerator::emit_reduction(const Block& block) {
-  const ConvDwConf& c = conf_;
-  const int block_col = input_col(block.ow0, 0);
-  const int span = (block.width - 1) * c.sw + (c.kw - 1) * c.dw + 1;
-  Label l_kh, l_done;
-
-  mov(reg_src, reg_block_src);
-  mov(reg_w, reg_weights);
-  mov(reg_kh_iter, reg_kh_count);
-  test(reg_kh_iter, reg_kh_iter);
-  jz(l_done, T_NEAR);
-  L(l_kh);
-  {
-    for (int kx = 0; kx < c.kw; kx++) vmovups(vreg(weight_reg(kx)), ptr[reg_w + kx * vector_bytes_]);
-    for (int col = 0; col < span; col++) {
-      if (!block.clean && !column_inside(block_col + col)) continue;  // a padding column
-      // (pixel, tap) pairs whose window covers this column.
-      std::vector<std::pair<int, int>> uses;
-      for (int kx = 0; kx < c.kw; kx++) {
-        const int offset = col - kx * c.dw;
-        if (offset < 0 || offset % c.sw != 0) continue;
-        const int j = offset / c.sw;
-        if (j < block.width) uses.emplace_back(j, kx);
-      }
-      if (uses.empty()) continue;
-      vmovups(vreg(input_reg()), ptr[reg_src + static_cast<long>(col) * vector_bytes_]);
-      for (const auto& use : uses) vfmadd231ps(vreg(acc(use.first)), vreg(weight_reg(use.second)), vreg(input_reg()));
-    }
-    add(reg_src, reg_kh_step);
-    add(reg_w, c.kw * vector_bytes_);
-    dec(reg_kh_iter);
-    jnz(l_kh, T_NEAR);
-  }
-  L(l_done);
+void ConvDwGenerator::load_pack_broadcast(const Xmm& dst, const Address& src) {
+  if (conf_.pixels == 1)
+    vmovups(dst, src);
+  else if (conf_.pack == 1)
+    vbroadcastss(Zmm(dst.getIdx()), src);
+  else if (conf_.pack == 4)
+    vbroadcastf32x4(Zmm(dst.getIdx()), src);
+  else
+    vbroadcastf32x8(Zmm(dst.getIdx()), src);
 }
 
-void ConvDwGenerator::emit_epilogue(int width) {
-  const int regs = conf_.isa == Isa::avx512 ? 32 : 16;
-  if (conf_.act.type != ActivationType::none) {
+Opmask ConvDwGenerator::mask_reg(uint32_t mask) {
+  for (const auto& preloaded : mask_regs_)
+    if (preloaded.first == mask) return Opmask(preloaded.second);
+  mov(reg_mask, mask);
+  kmovw(Opmask(scratch_k_), reg_mask);
+  return Opmask(scratch_k_);
+}
+
+void ConvDwGenerator::load_masked(const Xmm& dst, long offset, uint32_t mask) {
+  if (mask == 0) {
+    vxorps(dst, dst, dst);
+    return;
+  }
+  if (mask == full_mask()) {
+    vmovups(dst, ptr[reg_src + offset]);
+    return;
+  }
+  // Lanes outside the mask read nothing (no fault past the row or the buffer) and are zero.
+  vmovups(dst | mask_reg(mask) | T_z, ptr[reg_src + offset]);
+}
+
+std::pair<uint32_t, uint32_t> ConvDwGenerator::tap_masks(const Block& block, int v, int kx) const {
+  if (block.clean) return {full_mask(), full_mask()};
+  const int col = input_col((block.v0 + v) * conf_.pixels, kx);
+  return {input_mask(col), conf_.sw == 2 ? input_mask(col + conf_.pixels) : 0u};
+}
+
+std::vector<uint32_t> ConvDwGenerator::partial_masks(const std::vector<Block>& blocks) const {
+  std::vector<uint32_t> masks;
+  auto add = [&](uint32_t m) {
+    if (m != 0 && m != full_mask() && std::find(masks.begin(), masks.end(), m) == masks.end()) masks.push_back(m);
+  };
+  if (conf_.pixels == 1) return masks;
+  for (const Block& block : blocks)
+    for (int v = 0; v < block.width; v++) {
+      for (int kx = 0; kx < conf_.kw; kx++) {
+        const std::pair<uint32_t, uint32_t> m = tap_masks(block, v, kx);
+        add(m.first);
+        if (conf_.sw == 2) add(m.second);
+      }
+      const int pixels_left = conf_.ow - (block.v0 + v) * conf_.pixels;
+      if (pixels_left < conf_.pixels) add((1u << (pixels_left * conf_.pack)) - 1);
+    }
+  return masks;
+}
+
+void ConvDwGenerator::emit_reduction_single(const Block& block) {
+  const ConvDwConf& c = conf_;
+  const int block_col = input_col(block.v0, 0);
+  const int span = (block.width - 1) * c.sw + (c.kw - 1) * c.dw + 1;
+  for (int col = 0; col < span; col++) {
+    if (!block.clean && !column_inside(block_col + col)) continue;  // a padding column
+    // (pixel, tap) pairs whose window covers this column.
+    std::vector<std::pair<int, int>> uses;
+    for (int kx = 0; kx < c.kw; kx++) {
+      const int offset = col - kx * c.dw;
+      if (offset < 0 || offset % c.sw != 0) continue;
+      const int j = offset / c.sw;
+      if (j < block.width) uses.emplace_back(j, kx);
+    }
+    if (uses.empty()) continue;
+    vmovups(vreg(input_reg()), ptr[reg_src + static_cast<long>(col) * pixel_bytes()]);
+    for (const auto& use : uses)
+      vfmadd231ps(vreg(acc(use.first, use.second % c.acc_sets)), vreg(tap_reg(use.second)), vreg(input_reg()));
+  }
+}
+
+void ConvDwGenerator::emit_multi_tap(const Block& block, int v, int kx) {
+  const ConvDwConf& c = conf_;
+  const int col = input_col((block.v0 + v) * c.pixels, kx);
+  const long offset = static_cast<long>(col - input_col(block.v0 * c.pixels, 0)) * pixel_bytes();
+  const Xmm sum = vreg(acc(v, kx % c.acc_sets)), tap = vreg(tap_reg(kx)), in = vreg(input_reg());
+  const std::pair<uint32_t, uint32_t> masks = tap_masks(block, v, kx);
+  if (c.sw == 1) {
+    const uint32_t mask = masks.first;
+    if (mask == 0) return;
+    if (mask == full_mask()) {
+      vfmadd231ps(sum, tap, ptr[reg_src + offset]);
+    } else {
+      load_masked(in, offset, mask);
+      vfmadd231ps(sum, tap, in);
+    }
+    return;
+  }
+  // Stride 2: the even pixels of the two vectors from `col` (any dilation moves col only).
+  const uint32_t lo = masks.first, hi = masks.second;
+  if (lo == 0 && hi == 0) return;
+  const long hi_offset = offset + c.pixels * pixel_bytes();
+  load_masked(in, offset, lo);
+  if (hi == full_mask()) {
+    vpermt2ps(in, vreg(index_reg()), ptr[reg_src + hi_offset]);
+  } else {
+    load_masked(vreg(input2_reg()), hi_offset, hi);
+    vpermt2ps(in, vreg(index_reg()), vreg(input2_reg()));
+  }
+  vfmadd231ps(sum, tap, in);
+}
+
+void ConvDwGenerator::emit_reduction_multi(const Block& block) {
+  // Tap-major: consecutive FMAs go to different accumulators.
+  for (int kx = 0; kx < conf_.kw; kx++)
+    for (int v = 0; v < block.width; v++) emit_multi_tap(block, v, kx);
+}
+
+void ConvDwGenerator::emit_epilogue(const Block& block) {
+  const ConvDwConf& c = conf_;
+  const int regs = c.isa == Isa::avx512 ? 32 : 16;
+  if (c.act.type != ActivationType::none) {
     std::vector<int> live, temps;
-    for (int j = 0; j < width; j++) live.push_back(acc(j));
-    for (int r = width; r < regs; r++) temps.push_back(r);
+    for (int v = 0; v < block.width; v++) live.push_back(acc(v));
+    const bool gather = c.pixels > 1 && c.sw == 2;
+    for (int r = block.width; r < regs; r++)
+      if (!gather || r != index_reg()) temps.push_back(r);  // the gather indices live across rows
     activation_.apply(live, temps);
   }
-  for (int j = 0; j < width; j++) vmovups(ptr[reg_block_dst + static_cast<long>(j) * vector_bytes_], vreg(acc(j)));
+  const long vector_bytes = c.pixels * pixel_bytes();
+  for (int v = 0; v < block.width; v++) {
+    const Address dst = ptr[reg_block_dst + v * vector_bytes];
+    const int pixels_left = c.ow - (block.v0 + v) * c.pixels;
+    if (pixels_left >= c.pixels) {
+      vmovups(dst, vreg(acc(v)));
+    } else {  // the row's last, partial vector
+      vmovups(dst | mask_reg((1u << (pixels_left * c.pack)) - 1), vreg(acc(v)));
+    }
+  }
 }
 
 void ConvDwGenerator::emit_block(const Block& block) {
   const ConvDwConf& c = conf_;
-  lea(reg_block_src, ptr[reg_src_row + static_cast<long>(input_col(block.ow0, 0)) * vector_bytes_]);
-  lea(reg_block_dst, ptr[reg_dst_row + static_cast<long>(block.ow0) * vector_bytes_]);
-  Label l_loop;
+  const long vector_bytes = c.pixels * pixel_bytes();
+  lea(reg_block_src, ptr[reg_src_row + static_cast<long>(input_col(block.v0 * c.pixels, 0)) * pixel_bytes()]);
+  lea(reg_block_dst, ptr[reg_dst_row + block.v0 * vector_bytes]);
+  Label l_loop, l_kh, l_kh_done;
   if (block.count > 1) {
     mov(reg_block_iter, block.count);
     L(l_loop);
   }
-  for (int j = 0; j < block.width; j++) {
-    const Xmm a = vreg(acc(j));
-    if (c.bias)
-      vmovups(a, ptr[reg_bias]);
+  for (int set = 0; set < c.acc_sets; set++)
+    for (int v = 0; v < block.width; v++) {
+      const Xmm a = vreg(acc(v, set));
+      if (!c.bias || set > 0)
+        vxorps(a, a, a);
+      else if (v == 0)
+        load_pack_broadcast(a, ptr[reg_bias]);
+      else
+        vmovaps(a, vreg(acc(0)));
+    }
+  mov(reg_src, reg_block_src);
+  mov(reg_w, reg_weights);
+  mov(reg_kh_iter, reg_kh_count);
+  test(reg_kh_iter, reg_kh_iter);
+  jz(l_kh_done, T_NEAR);
+  L(l_kh);
+  {
+    for (int kx = 0; kx < c.kw; kx++) load_pack_broadcast(vreg(tap_reg(kx)), ptr[reg_w + kx * pixel_bytes()]);
+    if (c.pixels == 1)
+      emit_reduction_single(block);
     else
-      vxorps(a, a, a);
+      emit_reduction_multi(block);
+    add(reg_src, reg_kh_step);
+    add(reg_w, c.kw * pixel_bytes());
+    dec(reg_kh_iter);
+    jnz(l_kh, T_NEAR);
   }
-  emit_reduction(block);
-  emit_epilogue(block.width);
+  L(l_kh_done);
+  for (int set = 1; set < c.acc_sets; set++)
+    for (int v = 0; v < block.width; v++) vaddps(vreg(acc(v)), vreg(acc(v)), vreg(acc(v, set)));
+  emit_epilogue(block);
   if (block.count > 1) {
-    add(reg_block_src, static_cast<long>(c.ur_w) * c.sw * vector_bytes_);
-    add(reg_block_dst, static_cast<long>(c.ur_w) * vector_bytes_);
+    add(reg_block_src, c.ur_w * c.pixels * c.sw * pixel_bytes());
+    add(reg_block_dst, c.ur_w * vector_bytes);
     dec(reg_block_iter);
     jnz(l_loop, T_NEAR);
   }
 }
 
 void ConvDwGenerator::generate() {
+  const bool gather = conf_.pixels > 1 && conf_.sw == 2;
   preamble();
+  sub(rsp, 8);
   mov(reg_src_row, ptr[reg_args + offsetof(ConvDwArgs, src)]);
   mov(reg_weights, ptr[reg_args + offsetof(ConvDwArgs, weights)]);
   mov(reg_bias, ptr[reg_args + offsetof(ConvDwArgs, bias)]);
   mov(reg_dst_row, ptr[reg_args + offsetof(ConvDwArgs, dst)]);
   mov(reg_kh_count, ptr[reg_args + offsetof(ConvDwArgs, kh_count)]);
-  mov(reg_rows, ptr[reg_args + offsetof(ConvDwArgs, rows)]);
   mov(reg_row_step, ptr[reg_args + offsetof(ConvDwArgs, src_row_step)]);
   mov(reg_kh_step, ptr[reg_args + offsetof(ConvDwArgs, src_kh_step)]);
+  mov(reg_block_iter, ptr[reg_args + offsetof(ConvDwArgs, rows)]);
+  mov(qword[rsp + kRowsSlot], reg_block_iter);
+  if (gather) vmovups(vreg(index_reg()), ptr[rip + gather_indices_]);
   const std::vector<Block> blocks = plan_blocks();
+  // k2..k7 hold the edge masks; with more masks than that, k7 is set at each use.
+  const std::vector<uint32_t> masks = partial_masks(blocks);
+  const int preloaded = masks.size() <= 6 ? static_cast<int>(masks.size()) : 5;
+  for (int i = 0; i < preloaded; i++) {
+    mov(reg_mask, masks[i]);
+    kmovw(Opmask(2 + i), reg_mask);
+    mask_regs_.emplace_back(masks[i], 2 + i);
+  }
   Label l_row;
   L(l_row);
   {
     for (const Block& block : blocks) emit_block(block);
     add(reg_src_row, reg_row_step);
-    add(reg_dst_row, static_cast<long>(conf_.ow) * vector_bytes_);
-    dec(reg_rows);
+    add(reg_dst_row, static_cast<long>(conf_.ow) * pixel_bytes());
+    dec(qword[rsp + kRowsSlot]);
     jnz(l_row, T_NEAR);
   }
+  add(rsp, 8);
   postamble();
   activation_.emit_table();
+  if (gather) {
+    // Lane l of the result takes lane l of pixel 2 * (l / pack) of the two loaded vectors.
+    align(64);
+    L(gather_indices_);
+    for (int lane = 0; lane < conf_.lanes(); lane++)
+      dd(static_cast<uint32_t>(2 * (lane / conf_.pack) * conf_.pack + lane % conf_.pack));
+  }
 }
 
 }  // namespace jitconv

@@ -1,16 +1,22 @@
 // Emits one depthwise-convolution kernel from a ConvDwConf (see conv_dw_conf.h for the
-// layouts and the call contract).
+// layouts, the pixels-per-vector forms and the call contract).
 //
-// Register use (vector registers as wide as the elempack):
-//   0 .. ur_w-1            accumulators, one output pixel each
-//   ur_w .. ur_w+kw-1      the kw taps of the current kernel row
-//   ur_w+kw                the input vector being multiplied in
-// Per kernel row, each input column the block needs is loaded once and multiplied into
-// every accumulator whose window covers it (up to kw of them, fewer with stride). The
-// output row is cut into ur_w-pixel blocks; blocks whose taps all fall inside the input
-// run in a loop, blocks touching the left/right padding are emitted on their own with
-// the padding columns left out (there is no padded copy of the input).
+// Vector registers (each pixels * pack lanes wide), A = ur_w * acc_sets:
+//   0 .. A-1               accumulators: set s of vector v in s * ur_w + v
+//   A .. A+kw-1            the kw taps of the current kernel row (broadcast across pixels)
+//   A+kw ..                input vector(s); with stride-2 gathers also the permutation
+//                          indices (loaded once per call)
+// Edge masks live in k2..k7, set once per call (k1 belongs to the activation emitter).
+// One pixel per vector: per kernel row, each input column the block needs is loaded once
+// and multiplied into every accumulator whose window covers it (up to kw of them).
+// Several pixels per vector: each (vector, tap) reads its own unaligned input vector,
+// masked where it straddles the left/right edge of the row.
+// The output row is cut into blocks of ur_w vectors; blocks whose taps all fall inside
+// the input run in a loop, blocks touching the padding are emitted on their own with the
+// padding taps left out (there is no padded copy of the input).
 #pragma once
+#include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "jit/activation_emitter.h"
@@ -26,28 +32,51 @@ class ConvDwGenerator : public JitGenerator {
 
  private:
   struct Block {
-    int ow0;     // first output column
-    int width;   // output columns
+    int v0;      // first vector (output pixel v0 * pixels)
+    int width;   // vectors
     int count;   // consecutive equal clean blocks run as a loop (1 = emitted once)
-    bool clean;  // every tap inside the input
+    bool clean;  // every tap of every lane inside the input, every vector whole
   };
   std::vector<Block> plan_blocks() const;
   bool column_inside(int col) const { return col >= 0 && col < conf_.iw; }
   // Input column of tap kx for output column ox.
   int input_col(int ox, int kx) const { return ox * conf_.sw - conf_.pad_left + kx * conf_.dw; }
+  // Lane mask of `pixels` consecutive input pixels from column `col`: a pixel's pack
+  // lanes are set when it lies inside the input.
+  uint32_t input_mask(int col) const;
 
   void emit_block(const Block& block);
-  void emit_reduction(const Block& block);
-  void emit_epilogue(int width);
+  void emit_reduction_single(const Block& block);  // pixels == 1
+  void emit_reduction_multi(const Block& block);   // pixels > 1
+  // acc += tap * input vector of tap kx for vector v of the block.
+  void emit_multi_tap(const Block& block, int v, int kx);
+  void emit_epilogue(const Block& block);
+  // Loads the pack values at `src` into every pixel slot of `dst`.
+  void load_pack_broadcast(const Xbyak::Xmm& dst, const Xbyak::Address& src);
+  // dst = the input vector at byte offset `offset` of reg_src, lanes outside `mask` zero.
+  void load_masked(const Xbyak::Xmm& dst, long offset, uint32_t mask);
+  // The k register holding `mask`: preloaded, or set now in the scratch register.
+  Xbyak::Opmask mask_reg(uint32_t mask);
+  // Input lane masks of tap kx for vector v: {first, second} loaded vector (second only
+  // for stride-2 gathers); all-ones for clean blocks.
+  std::pair<uint32_t, uint32_t> tap_masks(const Block& block, int v, int kx) const;
+  // Every partial mask the kernel uses (edge loads, the last vector's store).
+  std::vector<uint32_t> partial_masks(const std::vector<Block>& blocks) const;
 
   Xbyak::Xmm vreg(int index) const;
-  int acc(int pixel) const { return pixel; }
-  int weight_reg(int kx) const { return conf_.ur_w + kx; }
-  int input_reg() const { return conf_.ur_w + conf_.kw; }
+  int acc(int v, int set = 0) const { return set * conf_.ur_w + v; }
+  int tap_reg(int kx) const { return conf_.ur_w * conf_.acc_sets + kx; }
+  int input_reg() const { return tap_reg(conf_.kw); }
+  int input2_reg() const { return input_reg() + 1; }
+  int index_reg() const { return input_reg() + 2; }
+  long pixel_bytes() const { return static_cast<long>(conf_.pack) * 4; }
+  uint32_t full_mask() const { return conf_.lanes() >= 32 ? 0xffffffffu : (1u << conf_.lanes()) - 1; }
 
   ConvDwConf conf_;
-  int vector_bytes_;
   ActivationEmitter activation_;
+  Xbyak::Label gather_indices_;
+  std::vector<std::pair<uint32_t, int>> mask_regs_;  // preloaded (mask, k index)
+  int scratch_k_ = 7;
 
   // General-purpose registers (System V; rdi keeps the argument block).
   const Xbyak::Reg64 reg_args = rdi;
@@ -58,7 +87,7 @@ class ConvDwGenerator : public JitGenerator {
   const Xbyak::Reg64 reg_kh_count = r12;
   const Xbyak::Reg64 reg_kh_step = r13;
   const Xbyak::Reg64 reg_row_step = r14;
-  const Xbyak::Reg64 reg_rows = r15;
+  const Xbyak::Reg32 reg_mask = r15d;  // staging for k-register masks
   const Xbyak::Reg64 reg_block_src = rax;  // input at the block's first tap column
   const Xbyak::Reg64 reg_block_dst = rbx;
   const Xbyak::Reg64 reg_block_iter = rcx;

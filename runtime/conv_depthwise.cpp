@@ -20,9 +20,10 @@ ConvDepthwise::ConvDepthwise(const ConvParams& params, const float* weights, con
   if (channels_ % pack != 0) fail("depthwise convolution: ", channels_, " channels are not divisible by elempack ", pack);
   if (pack > 4 && pack > isa_lanes(isa))
     fail("depthwise convolution: elempack ", pack, " is wider than the ", isa_name(isa), " vector");
-  const bool jit_ok = conv_dw_jit_supported(isa, params.kw, pack, params.act);
+  const bool jit_ok = conv_dw_jit_supported(isa, params.kw, params.sw, pack, params.act);
   if (kernel == Kernel::jit && !jit_ok)
-    fail("no generated depthwise kernel for kw ", params.kw, " elempack ", pack, " on ", isa_name(isa));
+    fail("no generated depthwise kernel for kw ", params.kw, " stride ", params.sw, " elempack ", pack, " on ",
+         isa_name(isa));
   use_jit_ = kernel == Kernel::jit || (kernel == Kernel::automatic && jit_ok);
 
   // dst = channels/pack - [kh][kw][pack]; src is ncnn's [channel][kh][kw].

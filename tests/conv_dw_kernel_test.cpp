@@ -14,15 +14,27 @@ namespace {
 
 using Kind = ConvDepthwise::Kernel;
 
-// The kernel kinds that can run a pack on an ISA.
-std::vector<Kind> kinds_for(Isa isa, int pack) {
+// The kernel kinds that can run a pack (3-tap rows, stride sw) on an ISA.
+std::vector<Kind> kinds_for(Isa isa, int pack, int sw = 1) {
   std::vector<Kind> kinds = {Kind::loops};
-  if (conv_dw_jit_supported(isa, 3, pack, Activation())) kinds.push_back(Kind::jit);
+  if (conv_dw_jit_supported(isa, 3, sw, pack, Activation())) kinds.push_back(Kind::jit);
   return kinds;
 }
 
-// The widest register block of a 3-tap row on `isa` (the output-width sweep covers twice it).
-int widest_block(Isa isa) { return init_conv_dw_conf(isa, ConvDwProblem{4096, 4096, 3, 1, 1, 0, 4, false, {}}).ur_w; }
+// Output widths that cover a pack's register blocking on `isa` for 3- and 5-tap rows:
+// every width up to 64, then each side of one and two whole register blocks.
+std::vector<int> output_widths(Isa isa, int pack) {
+  std::vector<int> widths;
+  for (int ow = 1; ow <= 64; ow++) widths.push_back(ow);
+  for (int kw : {3, 5}) {
+    const ConvDwConf widest = init_conv_dw_conf(isa, ConvDwProblem{8192, 8192, kw, 1, 1, 0, pack, false, {}});
+    const int block = widest.ur_w * widest.pixels;
+    for (int k : {1, 2})
+      for (int d = -widest.pixels - 1; d <= widest.pixels + 1; d++)
+        if (k * block + d > 64) widths.push_back(k * block + d);
+  }
+  return widths;
+}
 
 }  // namespace
 
@@ -43,23 +55,30 @@ TEST(ConvDepthwise, GeneratedKernelsServeEveryPackedLayout) {
       DwTester().isa(isa).channels(48).elempack(pack).kernel(3).pad(1).expect_generated(true).test_depthwise();
       DwTester().isa(isa).channels(48).elempack(pack).kernel(5).stride(2).pad(2).expect_generated(true).test_depthwise();
     }
-  // elempack 1 runs on the loops, vectorized along the row.
-  for (Isa isa : available_isas()) DwTester().isa(isa).channels(19).elempack(1).expect_generated(false).test_depthwise();
+  // elempack 1: generated with 16 pixels per zmm on AVX-512 at stride 1 and 2, else the
+  // loops, vectorized along the row.
+  for (Isa isa : available_isas()) {
+    const bool avx512 = isa == Isa::avx512;
+    DwTester().isa(isa).channels(19).elempack(1).expect_generated(avx512).test_depthwise();
+    DwTester().isa(isa).channels(19).elempack(1).stride(2).expect_generated(avx512).test_depthwise();
+    DwTester().isa(isa).channels(19).elempack(1).stride(3).expect_generated(false).test_depthwise();
+  }
 }
 
 TEST(ConvDepthwise, OutputWidthsUpToTwiceTheRegisterBlock) {
   for (Isa isa : jit_isas()) {
-    const int widest = widest_block(isa);
-    for (int ow = 1; ow <= 2 * widest + 1; ow++)
-      for (int pack : {4, 8, 16}) {
-        if (pack > isa_lanes(isa)) continue;
-        const int c = 2 * pack;
-        DwTester().isa(isa).channels(c).elempack(pack).input(3, ow).kernel(3).pad(1).seed(ow).test_depthwise();
-        DwTester().isa(isa).channels(c).elempack(pack).input(4, 2 * ow).kernel(3).stride(2).pad(1).seed(ow)
-            .test_depthwise();
-        DwTester().isa(isa).channels(c).elempack(pack).input(5, ow + 4).kernel(5).seed(ow).test_depthwise();
-        DwTester().isa(isa).channels(c).elempack(pack).input(3, ow).kernel(5).pad(2).seed(ow).test_depthwise();
+    for (int pack : {1, 4, 8, 16}) {
+      if (pack > isa_lanes(isa) || !conv_dw_jit_supported(isa, 5, 2, pack, Activation())) continue;
+      const int c = pack == 1 ? 3 : 2 * pack;
+      for (int ow : output_widths(isa, pack)) {
+        auto t = [&] { return DwTester().isa(isa).channels(c).elempack(pack).seed(ow).expect_generated(true); };
+        t().input(3, ow).kernel(3).pad(1).test_depthwise();
+        t().input(4, 2 * ow).kernel(3).stride(2).pad(1).test_depthwise();
+        t().input(5, ow + 4).kernel(5).test_depthwise();
+        t().input(3, ow).kernel(5).pad(2).test_depthwise();
+        t().input(5, 2 * ow + 3).kernel(5).stride(2).pad(0, 1, 0, 2).test_depthwise();
       }
+    }
     // The loops' fused rows against their per-tap edges, at every width.
     for (int ow = 1; ow <= 40; ow++) {
       DwTester().isa(isa).channels(5).elempack(1).input(3, ow).kernel(3).pad(1).seed(ow).test_depthwise();
@@ -80,12 +99,12 @@ TEST(ConvDepthwise, KernelStrideDilationPad) {
           const int ih = (k.h - 1) * d + 1 + 6, iw = (k.w - 1) * d + 1 + 11;
           for (int pack : depthwise_packs(isa, 48)) {
             const int c = pack == 1 ? 19 : 48;
-            for (Kind kind : kinds_for(isa, pack)) {
+            for (Kind kind : kinds_for(isa, pack, s))
               DwTester().isa(isa).channels(c).elempack(pack).kernel_kind(kind).input(ih, iw).kernel(k.h, k.w)
                   .stride(s).dilation(d).seed(k.h * 10 + k.w + s + d).test_depthwise();
+            for (Kind kind : kinds_for(isa, pack, 4 - s))
               DwTester().isa(isa).channels(c).elempack(pack).kernel_kind(kind).input(ih, iw).kernel(k.h, k.w)
                   .stride(s, 4 - s).dilation(d, 3 - d).pad(k.h / 2, k.w - 1, 1, 0).seed(s * 7 + d).test_depthwise();
-            }
           }
         }
 }
@@ -103,7 +122,8 @@ TEST(ConvDepthwise, AsymmetricLargeAndSamePadding) {
         t().input(13, 17).kernel(7).stride(2).pad(3).test_depthwise();
         t().input(7, 7).kernel(3).pad(4, 3, 2, 5).dilation(2).test_depthwise();
         t().input(9, 9).kernel(3).pad(kPadSameUpper).stride(2).test_depthwise();
-        t().input(9, 8).kernel(4).pad(kPadSameLower).stride(3).test_depthwise();
+        if (kind != Kind::jit || conv_dw_jit_supported(isa, 4, 3, pack, Activation()))
+          t().input(9, 8).kernel(4).pad(kPadSameLower).stride(3).test_depthwise();
         t().input(8, 10).kernel(5).pad(kPadSameUpper).test_depthwise();
         t().input(9, 9).kernel(3).pad(2).pad_value(0.75f).test_depthwise();
         t().input(6, 11).kernel(5).stride(2).pad(kPadSameLower).pad_value(-1.5f).test_depthwise();
@@ -126,8 +146,8 @@ TEST(ConvDepthwise, EveryActivationAndNoBias) {
 TEST(ConvDepthwise, WideKernelsFallBackToTheLoops) {
   if (!isa_supported(Isa::avx2)) GTEST_SKIP() << "needs AVX2";
   // AVX2 has 16 registers: 13 taps + input + 2 accumulators fit, 15 taps do not.
-  EXPECT_TRUE(conv_dw_jit_supported(Isa::avx2, 13, 8, Activation()));
-  EXPECT_FALSE(conv_dw_jit_supported(Isa::avx2, 15, 8, Activation()));
+  EXPECT_TRUE(conv_dw_jit_supported(Isa::avx2, 13, 1, 8, Activation()));
+  EXPECT_FALSE(conv_dw_jit_supported(Isa::avx2, 15, 1, 8, Activation()));
   DwTester().isa(Isa::avx2).channels(16).elempack(8).input(5, 30).kernel(1, 13).pad(0, 6, 0, 6)
       .expect_generated(true).test_depthwise();
   DwTester().isa(Isa::avx2).channels(16).elempack(8).input(5, 30).kernel(3, 15).pad(1, 7, 1, 7)
