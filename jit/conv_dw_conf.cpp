@@ -44,7 +44,10 @@ std::string ConvDwConf::name() const {
 
 int conv_dw_pixels_per_vector(Isa isa, int pack, int sw) {
   if (isa == Isa::scalar || (pack != 1 && pack != 4 && pack != 8 && pack != 16) || pack > isa_lanes(isa)) return 0;
-  if (isa == Isa::avx512 && pack < 16 && (sw == 1 || sw == 2)) return 16 / pack;
+  // A stride-2 gather costs a permute (port 5, shared with one FMA pipe) per tap and
+  // vector: 3 cycles per kernel row of a 3-tap vector. That pays for 4 or 16 pixels per
+  // zmm, not for 2 (a ymm per pixel of pack 8 takes 1.5 cycles per pixel as well).
+  if (isa == Isa::avx512 && pack < 16 && (sw == 1 || (sw == 2 && pack <= 4))) return 16 / pack;
   return pack == 1 ? 0 : 1;  // a narrower vector per pixel (xmm for pack 4, ymm for 8)
 }
 

@@ -7,9 +7,10 @@
 // output pixels of `pack` channels (pixels * pack lanes):
 //
 //   pack 16            1 pixel  per zmm       (AVX2: pack 8 / 4 as 1 pixel per ymm / xmm)
-//   pack 8 / 4 / 1     2 / 4 / 16 pixels per zmm on AVX-512 with stride 1 or 2: taps and
-//                      bias are broadcast across the pixels, stride 2 picks the even
-//                      pixels of two loads with one vpermt2ps
+//   pack 8 / 4 / 1     2 / 4 / 16 pixels per zmm on AVX-512 with stride 1 (pack 4 / 1
+//                      also stride 2): taps and bias are broadcast across the pixels,
+//                      stride 2 picks the even pixels of two loads with one vpermt2ps
+//   pack 8 / 4         otherwise 1 pixel per ymm / xmm
 //
 // One call computes `rows` output rows (all ow) of one channel pack; every row in the
 // call uses the same valid kernel-row range (the driver calls top/bottom edge rows on
@@ -58,8 +59,8 @@ struct ConvDwProblem {
   Activation act;
 };
 
-// Output pixels per vector for a pack and stride on `isa` (0: no kernel: elempack 1 on
-// AVX2, or elempack < 16 with stride > 2 and no narrower vector).
+// Output pixels per vector for a pack and stride on `isa` (0: no kernel, which is
+// elempack 1 on AVX2 or with a stride above 2).
 int conv_dw_pixels_per_vector(Isa isa, int pack, int sw);
 // Whether a generated kernel can serve this kernel width, stride and pack on `isa` (the
 // kw tap registers, the input registers and at least one accumulator must fit).

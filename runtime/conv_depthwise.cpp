@@ -118,9 +118,10 @@ void ConvDepthwise::forward_jit(const Mat& bottom, Mat& top, const ConvPads& pad
   const int taps = kh * params_.kw;
   const int pad_top = pads.top;
   // Output rows whose every kernel row is inside the input: [inner_begin, inner_end).
+  // Row oy reads input rows oy*sh - pad_top .. that + (kh-1)*dh.
   const int inner_begin = std::min(oh, (pad_top + sh - 1) / sh);
-  const int last_tap_row = (kh - 1) * dh - pad_top;  // input row of the last tap for oy = 0
-  const int inner_end = std::max(inner_begin, std::min(oh, ih - 1 - last_tap_row >= 0 ? (ih - 1 - last_tap_row) / sh + 1 : 0));
+  const int last_row_room = ih - 1 - (kh - 1) * dh + pad_top;  // largest oy*sh with the last tap inside
+  const int inner_end = last_row_room < 0 ? inner_begin : std::max(inner_begin, std::min(oh, last_row_room / sh + 1));
   const int rows_per = rows_per_task(packs, oh, opt.num_threads);
   const int chunks = (oh + rows_per - 1) / rows_per;
   const float* src = bottom;
