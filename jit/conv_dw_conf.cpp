@@ -37,6 +37,7 @@ std::string ConvDwConf::name() const {
   std::ostringstream os;
   os << "conv_dw_" << isa_name(isa) << "_p" << pack << "x" << pixels << "_kw" << kw << "_s" << sw << "_d" << dw << "_iw" << iw << "ow"
      << ow << "pl" << pad_left << "_ur" << ur_w << "a" << acc_sets;
+  if (kh) os << "_kh" << kh;
   if (bias) os << "_bias";
   if (act.type != ActivationType::none) os << "_" << act.kernel_tag();
   return os.str();
@@ -83,6 +84,20 @@ ConvDwConf init_conv_dw_conf(Isa isa, const ConvDwProblem& p) {
   c.acc_sets = std::min(p.kw, (kMinChains + c.ur_w - 1) / c.ur_w);
   while (c.acc_sets > 1 && c.ur_w * c.acc_sets + fixed > vector_registers(isa)) c.acc_sets--;
   return c;
+}
+
+bool conv_dw_interior_conf(const ConvDwConf& edge, int kh, ConvDwConf& interior) {
+  interior = edge;
+  interior.kh = kh;
+  const int fixed = kh * edge.kw + input_registers(edge.pixels, edge.sw);
+  while (interior.acc_sets > 1 && interior.ur_w * interior.acc_sets + fixed > vector_registers(edge.isa))
+    interior.acc_sets--;
+  const int regs = vector_registers(edge.isa);
+  // The activation's scratch registers must leave the taps (and gather indices) alone.
+  const int gather_indices = edge.pixels > 1 && edge.sw == 2 ? 1 : 0;
+  const int scratch = regs - edge.ur_w - kh * edge.kw - gather_indices;
+  return kh >= 1 && interior.ur_w * interior.acc_sets + fixed <= regs &&
+         scratch >= ActivationEmitter::temps_needed(edge.isa, edge.act);
 }
 
 }  // namespace jitconv

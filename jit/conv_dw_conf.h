@@ -42,6 +42,10 @@ struct ConvDwConf {
   // Partial sums per output vector (taps kx go to set kx % acc_sets, added at the end):
   // short rows would otherwise wait on one FMA chain of kh * kw latencies per vector.
   int acc_sets = 1;
+  // 0: any call's kh_count, the taps of each kernel row loaded as it is reached.
+  // > 0: a kernel for interior rows only (kh_count == kh in every call): all kh * kw taps
+  // are loaded once per call and the kernel rows unrolled.
+  int kh = 0;
 
   bool bias = false;
   Activation act;
@@ -67,6 +71,10 @@ int conv_dw_pixels_per_vector(Isa isa, int pack, int sw);
 bool conv_dw_jit_supported(Isa isa, int kw, int sw, int pack, const Activation& act);
 
 ConvDwConf init_conv_dw_conf(Isa isa, const ConvDwProblem& p);
+// The interior-rows form of `edge` for kh kernel rows, when its kh * kw taps fit in
+// registers beside the accumulators (with fewer partial sums if need be); false when
+// they do not.
+bool conv_dw_interior_conf(const ConvDwConf& edge, int kh, ConvDwConf& interior);
 
 // The runtime arguments of one kernel call.
 struct ConvDwArgs {

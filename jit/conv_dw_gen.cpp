@@ -119,7 +119,7 @@ std::vector<uint32_t> ConvDwGenerator::partial_masks(const std::vector<Block>& b
   return masks;
 }
 
-void ConvDwGenerator::emit_reduction_single(const Block& block) {
+void ConvDwGenerator::emit_reduction_single(const Block& block, int ky) {
   const ConvDwConf& c = conf_;
   const int block_col = input_col(block.v0, 0);
   const int span = (block.width - 1) * c.sw + (c.kw - 1) * c.dw + 1;
@@ -136,15 +136,15 @@ void ConvDwGenerator::emit_reduction_single(const Block& block) {
     if (uses.empty()) continue;
     vmovups(vreg(input_reg()), ptr[reg_src + static_cast<long>(col) * pixel_bytes()]);
     for (const auto& use : uses)
-      vfmadd231ps(vreg(acc(use.first, use.second % c.acc_sets)), vreg(tap_reg(use.second)), vreg(input_reg()));
+      vfmadd231ps(vreg(acc(use.first, use.second % c.acc_sets)), vreg(tap_reg(ky, use.second)), vreg(input_reg()));
   }
 }
 
-void ConvDwGenerator::emit_multi_tap(const Block& block, int v, int kx) {
+void ConvDwGenerator::emit_multi_tap(const Block& block, int v, int ky, int kx) {
   const ConvDwConf& c = conf_;
   const int col = input_col((block.v0 + v) * c.pixels, kx);
   const long offset = static_cast<long>(col - input_col(block.v0 * c.pixels, 0)) * pixel_bytes();
-  const Xmm sum = vreg(acc(v, kx % c.acc_sets)), tap = vreg(tap_reg(kx)), in = vreg(input_reg());
+  const Xmm sum = vreg(acc(v, kx % c.acc_sets)), tap = vreg(tap_reg(ky, kx)), in = vreg(input_reg());
   const std::pair<uint32_t, uint32_t> masks = tap_masks(block, v, kx);
   if (c.sw == 1) {
     const uint32_t mask = masks.first;
@@ -171,10 +171,10 @@ void ConvDwGenerator::emit_multi_tap(const Block& block, int v, int kx) {
   vfmadd231ps(sum, tap, in);
 }
 
-void ConvDwGenerator::emit_reduction_multi(const Block& block) {
+void ConvDwGenerator::emit_reduction_multi(const Block& block, int ky) {
   // Tap-major: consecutive FMAs go to different accumulators.
   for (int kx = 0; kx < conf_.kw; kx++)
-    for (int v = 0; v < block.width; v++) emit_multi_tap(block, v, kx);
+    for (int v = 0; v < block.width; v++) emit_multi_tap(block, v, ky, kx);
 }
 
 void ConvDwGenerator::emit_epilogue(const Block& block) {
@@ -183,9 +183,11 @@ void ConvDwGenerator::emit_epilogue(const Block& block) {
   if (c.act.type != ActivationType::none) {
     std::vector<int> live, temps;
     for (int v = 0; v < block.width; v++) live.push_back(acc(v));
+    // The gather indices (and an interior kernel's taps) live across rows.
     const bool gather = c.pixels > 1 && c.sw == 2;
+    const int taps_begin = tap_reg(0, 0), taps_end = c.kh ? taps_begin + tap_count() : taps_begin;
     for (int r = block.width; r < regs; r++)
-      if (!gather || r != index_reg()) temps.push_back(r);  // the gather indices live across rows
+      if (!(gather && r == index_reg()) && !(r >= taps_begin && r < taps_end)) temps.push_back(r);
     activation_.apply(live, temps);
   }
   const long vector_bytes = c.pixels * pixel_bytes();
@@ -221,23 +223,31 @@ void ConvDwGenerator::emit_block(const Block& block) {
         vmovaps(a, vreg(acc(0)));
     }
   mov(reg_src, reg_block_src);
-  mov(reg_w, reg_weights);
-  mov(reg_kh_iter, reg_kh_count);
-  test(reg_kh_iter, reg_kh_iter);
-  jz(l_kh_done, T_NEAR);
-  L(l_kh);
-  {
-    for (int kx = 0; kx < c.kw; kx++) load_pack_broadcast(vreg(tap_reg(kx)), ptr[reg_w + kx * pixel_bytes()]);
+  auto reduce_row = [&](int ky) {
     if (c.pixels == 1)
-      emit_reduction_single(block);
+      emit_reduction_single(block, ky);
     else
-      emit_reduction_multi(block);
+      emit_reduction_multi(block, ky);
+  };
+  if (c.kh) {  // interior rows: the taps are in registers, the kernel rows unrolled
+    for (int ky = 0; ky < c.kh; ky++) {
+      if (ky > 0) add(reg_src, reg_kh_step);
+      reduce_row(ky);
+    }
+  } else {
+    mov(reg_w, reg_weights);
+    mov(reg_kh_iter, reg_kh_count);
+    test(reg_kh_iter, reg_kh_iter);
+    jz(l_kh_done, T_NEAR);
+    L(l_kh);
+    for (int kx = 0; kx < c.kw; kx++) load_pack_broadcast(vreg(tap_reg(0, kx)), ptr[reg_w + kx * pixel_bytes()]);
+    reduce_row(0);
     add(reg_src, reg_kh_step);
     add(reg_w, c.kw * pixel_bytes());
     dec(reg_kh_iter);
     jnz(l_kh, T_NEAR);
+    L(l_kh_done);
   }
-  L(l_kh_done);
   for (int set = 1; set < c.acc_sets; set++)
     for (int v = 0; v < block.width; v++) vaddps(vreg(acc(v)), vreg(acc(v)), vreg(acc(v, set)));
   emit_epilogue(block);
@@ -263,6 +273,8 @@ void ConvDwGenerator::generate() {
   mov(reg_block_iter, ptr[reg_args + offsetof(ConvDwArgs, rows)]);
   mov(qword[rsp + kRowsSlot], reg_block_iter);
   if (gather) vmovups(vreg(index_reg()), ptr[rip + gather_indices_]);
+  for (int t = 0; conf_.kh && t < tap_count(); t++)
+    load_pack_broadcast(vreg(tap_reg(0, t)), ptr[reg_weights + t * pixel_bytes()]);
   const std::vector<Block> blocks = plan_blocks();
   // k2..k7 hold the edge masks; with more masks than that, k7 is set at each use.
   const std::vector<uint32_t> masks = partial_masks(blocks);

@@ -3,8 +3,9 @@
 //
 // Vector registers (each pixels * pack lanes wide), A = ur_w * acc_sets:
 //   0 .. A-1               accumulators: set s of vector v in s * ur_w + v
-//   A .. A+kw-1            the kw taps of the current kernel row (broadcast across pixels)
-//   A+kw ..                input vector(s); with stride-2 gathers also the permutation
+//   A .. A+T-1             taps (broadcast across pixels): the kw of the current kernel
+//                          row (T = kw), or all kh * kw for the call (interior-rows kernels)
+//   A+T ..                 input vector(s); with stride-2 gathers also the permutation
 //                          indices (loaded once per call)
 // Edge masks live in k2..k7, set once per call (k1 belongs to the activation emitter).
 // One pixel per vector: per kernel row, each input column the block needs is loaded once
@@ -46,10 +47,11 @@ class ConvDwGenerator : public JitGenerator {
   uint32_t input_mask(int col) const;
 
   void emit_block(const Block& block);
-  void emit_reduction_single(const Block& block);  // pixels == 1
-  void emit_reduction_multi(const Block& block);   // pixels > 1
-  // acc += tap * input vector of tap kx for vector v of the block.
-  void emit_multi_tap(const Block& block, int v, int kx);
+  // One kernel row (ky selects the taps of an interior-rows kernel).
+  void emit_reduction_single(const Block& block, int ky);  // pixels == 1
+  void emit_reduction_multi(const Block& block, int ky);   // pixels > 1
+  // acc += tap * input vector of tap (ky, kx) for vector v of the block.
+  void emit_multi_tap(const Block& block, int v, int ky, int kx);
   void emit_epilogue(const Block& block);
   // Loads the pack values at `src` into every pixel slot of `dst`.
   void load_pack_broadcast(const Xbyak::Xmm& dst, const Xbyak::Address& src);
@@ -65,8 +67,9 @@ class ConvDwGenerator : public JitGenerator {
 
   Xbyak::Xmm vreg(int index) const;
   int acc(int v, int set = 0) const { return set * conf_.ur_w + v; }
-  int tap_reg(int kx) const { return conf_.ur_w * conf_.acc_sets + kx; }
-  int input_reg() const { return tap_reg(conf_.kw); }
+  int tap_count() const { return conf_.kh ? conf_.kh * conf_.kw : conf_.kw; }
+  int tap_reg(int ky, int kx) const { return conf_.ur_w * conf_.acc_sets + (conf_.kh ? ky * conf_.kw : 0) + kx; }
+  int input_reg() const { return conf_.ur_w * conf_.acc_sets + tap_count(); }
   int input2_reg() const { return input_reg() + 1; }
   int index_reg() const { return input_reg() + 2; }
   long pixel_bytes() const { return static_cast<long>(conf_.pack) * 4; }

@@ -39,7 +39,7 @@ ConvDepthwise::ConvDepthwise(const ConvParams& params, const float* weights, con
   }
 }
 
-JitKernelPtr ConvDepthwise::kernel_for(int iw, int pad_left, int ow) const {
+const ConvDepthwise::Kernels& ConvDepthwise::kernels_for(int iw, int pad_left, int ow) const {
   const std::vector<int> key = {iw, pad_left, ow};
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = kernels_.find(key);
@@ -54,11 +54,15 @@ JitKernelPtr ConvDepthwise::kernel_for(int iw, int pad_left, int ow) const {
   p.pack = pack_;
   p.bias = params_.bias;
   p.act = params_.act;
-  const ConvDwConf conf = init_conv_dw_conf(isa_, p);
-  JitKernelPtr kernel =
-      KernelRegistry::instance().get(conf.name(), [conf] { return std::make_unique<ConvDwGenerator>(conf); });
-  kernels_.emplace(key, kernel);
-  return kernel;
+  auto make = [](const ConvDwConf& conf) {
+    return KernelRegistry::instance().get(conf.name(), [conf] { return std::make_unique<ConvDwGenerator>(conf); });
+  };
+  const ConvDwConf edge = init_conv_dw_conf(isa_, p);
+  Kernels k;
+  k.edge = make(edge);
+  ConvDwConf interior;
+  if (conv_dw_interior_conf(edge, params_.kh, interior)) k.interior = make(interior);
+  return kernels_.emplace(key, k).first->second;
 }
 
 void ConvDepthwise::prepare(int ih, int iw) {
@@ -70,7 +74,7 @@ void ConvDepthwise::prepare(int ih, int iw) {
     iw += pads.left + pads.right;
     pads = ConvPads();
   }
-  kernel_for(iw, pads.left, ow);
+  kernels_for(iw, pads.left, ow);
 }
 
 int ConvDepthwise::rows_per_task(int packs, int oh, int num_threads) const {
@@ -108,8 +112,9 @@ void ConvDepthwise::forward(const Mat& bottom_in, Mat& top, const Option& opt) c
 
 void ConvDepthwise::forward_jit(const Mat& bottom, Mat& top, const ConvPads& pads, int oh, int ow,
                                 const Option& opt) const {
-  const JitKernelPtr kernel = kernel_for(bottom.w, pads.left, ow);
-  const ConvDwKernelFn fn = kernel->entry<ConvDwKernelFn>();
+  const Kernels& kernels = kernels_for(bottom.w, pads.left, ow);
+  const ConvDwKernelFn edge_fn = kernels.edge->entry<ConvDwKernelFn>();
+  const ConvDwKernelFn interior_fn = (kernels.interior ? kernels.interior : kernels.edge)->entry<ConvDwKernelFn>();
   const int ih = bottom.h, kh = params_.kh, sh = params_.sh, dh = params_.dh;
   const int packs = channels_ / pack_;
   const long row_bytes = static_cast<long>(bottom.w) * pack_ * 4;
@@ -140,7 +145,8 @@ void ConvDepthwise::forward_jit(const Mat& bottom, Mat& top, const ConvPads& pad
     for (int oy = static_cast<int>(task % chunks) * rows_per; oy < row_end;) {
       const int iy0 = oy * sh - pad_top;
       int kh_begin = 0, kh_end = kh, rows = 1;
-      if (oy >= inner_begin && oy < inner_end) {
+      const bool interior = oy >= inner_begin && oy < inner_end;
+      if (interior) {
         rows = std::min(row_end, inner_end) - oy;
       } else {
         kh_begin = iy0 >= 0 ? 0 : (-iy0 + dh - 1) / dh;
@@ -151,7 +157,7 @@ void ConvDepthwise::forward_jit(const Mat& bottom, Mat& top, const ConvPads& pad
       args.src = src + q * src_pack_floats + static_cast<long>(iy0 + kh_begin * dh) * bottom.w * pack_;
       args.weights = weights + static_cast<long>(q) * taps * pack_ + static_cast<long>(kh_begin) * params_.kw * pack_;
       args.dst = dst + q * dst_pack_floats + static_cast<long>(oy) * ow * pack_;
-      fn(&args);
+      (interior ? interior_fn : edge_fn)(&args);
       oy += rows;
     }
   }
@@ -197,7 +203,8 @@ std::string ConvDepthwise::describe() const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<std::string> names;
   for (const auto& kv : kernels_)
-    if (std::find(names.begin(), names.end(), kv.second->name()) == names.end()) names.push_back(kv.second->name());
+    for (const JitKernelPtr& k : {kv.second.edge, kv.second.interior})
+      if (k && std::find(names.begin(), names.end(), k->name()) == names.end()) names.push_back(k->name());
   for (const std::string& n : names) os << "\n  kernel " << n;
   return os.str();
 }

@@ -42,8 +42,12 @@ class ConvDepthwise final : public ConvImpl {
   bool generated() const { return use_jit_; }
 
  private:
-  // The kernel for an (unpadded or pre-padded) input width and left padding.
-  JitKernelPtr kernel_for(int iw, int pad_left, int ow) const;
+  struct Kernels {
+    JitKernelPtr edge;      // any valid kernel-row range
+    JitKernelPtr interior;  // rows with every kernel row inside (null: the edge kernel serves them)
+  };
+  // The kernels for an (unpadded or pre-padded) input width and left padding.
+  const Kernels& kernels_for(int iw, int pad_left, int ow) const;
   void forward_jit(const Mat& bottom, Mat& top, const ConvPads& pads, int oh, int ow, const Option& opt) const;
   void forward_loops(const Mat& bottom, Mat& top, const ConvPads& pads, int oh, int ow, const Option& opt) const;
   int rows_per_task(int packs, int oh, int num_threads) const;
@@ -57,7 +61,7 @@ class ConvDepthwise final : public ConvImpl {
   Mat bias_;     // channels values (empty without bias)
 
   mutable std::mutex mutex_;
-  mutable std::map<std::vector<int>, JitKernelPtr> kernels_;  // by (iw, pad_left, ow)
+  mutable std::map<std::vector<int>, Kernels> kernels_;  // by (iw, pad_left, ow)
 };
 
 }  // namespace jitconv
