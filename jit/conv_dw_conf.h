@@ -6,11 +6,14 @@
 // is a per-lane multiply-add over taps. A vector register holds `pixels` consecutive
 // output pixels of `pack` channels (pixels * pack lanes):
 //
-//   pack 16            1 pixel  per zmm       (AVX2: pack 8 / 4 as 1 pixel per ymm / xmm)
-//   pack 8 / 4 / 1     2 / 4 / 16 pixels per zmm on AVX-512 with stride 1 (pack 4 / 1
-//                      also stride 2): taps and bias are broadcast across the pixels,
-//                      stride 2 picks the even pixels of two loads with one vpermt2ps
-//   pack 8 / 4         otherwise 1 pixel per ymm / xmm
+//   pack = vector       1 pixel per vector (pack 16 on AVX-512, pack 8 on AVX2)
+//   pack < vector       vector/pack pixels per vector (AVX-512: 2 / 4 / 16 for pack 8 /
+//                       4 / 1; AVX2: 2 / 8 for pack 4 / 1) at stride 1, and at stride 2
+//                       when that is 4 or more: taps and bias are broadcast across the
+//                       pixels; stride 1 on AVX-512 slides a window of input vectors
+//                       along the row (conv_dw_window_vectors), stride 2 picks the even
+//                       pixels of two loads (vpermt2ps; vshufps + vpermpd on AVX2)
+//   otherwise           1 pixel per narrower vector (xmm for pack 4, ymm for 8)
 //
 // One call computes `rows` output rows (all ow) of one channel pack; every row in the
 // call uses the same valid kernel-row range (the driver calls top/bottom edge rows on
@@ -64,11 +67,17 @@ struct ConvDwProblem {
 };
 
 // Output pixels per vector for a pack and stride on `isa` (0: no kernel, which is
-// elempack 1 on AVX2 or with a stride above 2).
+// elempack 1 with a stride above 2).
 int conv_dw_pixels_per_vector(Isa isa, int pack, int sw);
 // Whether a generated kernel can serve this kernel width, stride and pack on `isa` (the
 // kw tap registers, the input registers and at least one accumulator must fit).
 bool conv_dw_jit_supported(Isa isa, int kw, int sw, int pack, const Activation& act);
+// AVX-512, stride 1, several pixels per vector: the input vectors the taps of one output
+// vector span. They slide along the row (one new load per output vector) and each tap's
+// input is cut from two of them with valignd, instead of an unaligned load per tap
+// (which splits a cache line 15 times in 16). 0 for the other forms and for windows of
+// more than a few vectors (long dilated rows).
+int conv_dw_window_vectors(Isa isa, int pack, int pixels, int sw, int kw, int dw);
 
 ConvDwConf init_conv_dw_conf(Isa isa, const ConvDwProblem& p);
 // The interior-rows form of `edge` for kh kernel rows, when its kh * kw taps fit in

@@ -5,9 +5,11 @@
 //   0 .. A-1               accumulators: set s of vector v in s * ur_w + v
 //   A .. A+T-1             taps (broadcast across pixels): the kw of the current kernel
 //                          row (T = kw), or all kh * kw for the call (interior-rows kernels)
-//   A+T ..                 input vector(s); with stride-2 gathers also the permutation
-//                          indices (loaded once per call)
-// Edge masks live in k2..k7, set once per call (k1 belongs to the activation emitter).
+//   A+T ..                 input vector, a second one for stride-2 gathers, then with
+//                          several pixels per vector an auxiliary register: the gather
+//                          indices on AVX-512 (loaded once per call), the edge mask of a
+//                          vmaskmovps on AVX2 (loaded from a table at each use)
+// AVX-512 edge masks live in k2..k7, set once per call (k1 belongs to the activation).
 // One pixel per vector: per kernel row, each input column the block needs is loaded once
 // and multiplied into every accumulator whose window covers it (up to kw of them).
 // Several pixels per vector: each (vector, tap) reads its own unaligned input vector,
@@ -50,6 +52,7 @@ class ConvDwGenerator : public JitGenerator {
   // One kernel row (ky selects the taps of an interior-rows kernel).
   void emit_reduction_single(const Block& block, int ky);  // pixels == 1
   void emit_reduction_multi(const Block& block, int ky);   // pixels > 1
+  void emit_reduction_window(const Block& block, int ky);  // pixels > 1, sliding window
   // acc += tap * input vector of tap (ky, kx) for vector v of the block.
   void emit_multi_tap(const Block& block, int v, int ky, int kx);
   void emit_epilogue(const Block& block);
@@ -57,8 +60,12 @@ class ConvDwGenerator : public JitGenerator {
   void load_pack_broadcast(const Xbyak::Xmm& dst, const Xbyak::Address& src);
   // dst = the input vector at byte offset `offset` of reg_src, lanes outside `mask` zero.
   void load_masked(const Xbyak::Xmm& dst, long offset, uint32_t mask);
-  // The k register holding `mask`: preloaded, or set now in the scratch register.
+  // The k register holding `mask` (AVX-512): preloaded, or set now in the scratch one.
   Xbyak::Opmask mask_reg(uint32_t mask);
+  // Loads `mask` into the auxiliary register as a vmaskmovps lane mask (AVX2).
+  void load_mask_vector(uint32_t mask);
+  // dst = the even pixels of the two vectors in dst and `hi` (stride-2 gather).
+  void gather_even(const Xbyak::Xmm& dst, const Xbyak::Operand& hi);
   // Input lane masks of tap kx for vector v: {first, second} loaded vector (second only
   // for stride-2 gathers); all-ones for clean blocks.
   std::pair<uint32_t, uint32_t> tap_masks(const Block& block, int v, int kx) const;
@@ -70,16 +77,22 @@ class ConvDwGenerator : public JitGenerator {
   int tap_count() const { return conf_.kh ? conf_.kh * conf_.kw : conf_.kw; }
   int tap_reg(int ky, int kx) const { return conf_.ur_w * conf_.acc_sets + (conf_.kh ? ky * conf_.kw : 0) + kx; }
   int input_reg() const { return conf_.ur_w * conf_.acc_sets + tap_count(); }
+  bool gathers() const { return conf_.pixels > 1 && conf_.sw == 2; }
+  int window_reg(int j) const { return input_reg() + j % window_; }  // window vector j
+  int cut_reg() const { return input_reg() + window_; }              // a tap's input cut from it
   int input2_reg() const { return input_reg() + 1; }
-  int index_reg() const { return input_reg() + 2; }
+  int aux_reg() const { return input_reg() + (gathers() ? 2 : 1); }
   long pixel_bytes() const { return static_cast<long>(conf_.pack) * 4; }
   uint32_t full_mask() const { return conf_.lanes() >= 32 ? 0xffffffffu : (1u << conf_.lanes()) - 1; }
 
   ConvDwConf conf_;
+  int window_;  // conv_dw_window_vectors() (0: per-tap loads)
   ActivationEmitter activation_;
   Xbyak::Label gather_indices_;
-  std::vector<std::pair<uint32_t, int>> mask_regs_;  // preloaded (mask, k index)
+  std::vector<std::pair<uint32_t, int>> mask_regs_;  // AVX-512: preloaded (mask, k index)
   int scratch_k_ = 7;
+  Xbyak::Label mask_table_;               // AVX2: one 32-byte lane mask per partial mask
+  std::vector<uint32_t> table_masks_;
 
   // General-purpose registers (System V; rdi keeps the argument block).
   const Xbyak::Reg64 reg_args = rdi;

@@ -17,7 +17,8 @@ ConvDepthwise::ConvDepthwise(const ConvParams& params, const float* weights, con
   if (params.bias && !bias) fail("depthwise convolution: bias enabled but no bias values given");
   if (params.ic != params.oc) fail("depthwise convolution needs ic == oc, got ", params.ic, " and ", params.oc);
   if (pack != 1 && pack != 4 && pack != 8 && pack != 16) fail("depthwise convolution: bad elempack ", pack);
-  if (channels_ % pack != 0) fail("depthwise convolution: ", channels_, " channels are not divisible by elempack ", pack);
+  if (channels_ % pack != 0)
+    fail("depthwise convolution: ", channels_, " channels are not divisible by elempack ", pack);
   if (pack > 4 && pack > isa_lanes(isa))
     fail("depthwise convolution: elempack ", pack, " is wider than the ", isa_name(isa), " vector");
   const bool jit_ok = conv_dw_jit_supported(isa, params.kw, params.sw, pack, params.act);

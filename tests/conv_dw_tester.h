@@ -40,7 +40,10 @@ class DwTester {
   DwTester& dilation(int d) { dh_ = dw_ = d; return *this; }
   DwTester& dilation(int h, int w) { dh_ = h; dw_ = w; return *this; }
   DwTester& pad(int p) { pt_ = pl_ = pb_ = pr_ = p; return *this; }
-  DwTester& pad(int top, int left, int bottom, int right) { pt_ = top; pl_ = left; pb_ = bottom; pr_ = right; return *this; }
+  DwTester& pad(int top, int left, int bottom, int right) {
+    pt_ = top; pl_ = left; pb_ = bottom; pr_ = right;
+    return *this;
+  }
   DwTester& pad_value(float v) { pad_value_ = v; return *this; }
   DwTester& bias(bool b) { bias_ = b; return *this; }
   DwTester& act(const std::string& a) { act_ = Activation::parse(a); return *this; }

@@ -131,7 +131,8 @@ TEST(LayersConv, DynamicWeightsMatchReference) {
   conv.input(make_input(3, 9, 7, 1, 12, 1u)).input(random_mat4(3, 3, 12, 8, 2u)).input(random_mat(8, 3u)).test();
 
   LayerTester dw("ConvolutionDepthWise");
-  dw.param(0, 16).param(1, 3).param(3, 2).param(4, 1).param(7, 16).param(19, 1).param(9, 2).param(10, std::vector<float>{0.1f});
+  dw.param(0, 16).param(1, 3).param(3, 2).param(4, 1).param(7, 16).param(19, 1);
+  dw.param(9, 2).param(10, std::vector<float>{0.1f});
   dw.outputs(1).input(make_input(3, 11, 9, 1, 16, 4u)).input(random_mat4(3, 3, 1, 16, 5u)).test();
 
   LayerTester grouped("ConvolutionDepthWise");
@@ -148,7 +149,8 @@ TEST(LayersConv, RejectsBadParameters) {
     return error_of([&] { l->load_param(pd); });
   };
   const char* dw = "ConvolutionDepthWise";
-  EXPECT_NE(load(dw, {{0, 8}, {1, 3}, {6, 72}, {7, 3}}).find("ConvolutionDepthWise dw3: num_output 8 is not divisible by group 3"),
+  EXPECT_NE(load(dw, {{0, 8}, {1, 3}, {6, 72}, {7, 3}})
+                .find("ConvolutionDepthWise dw3: num_output 8 is not divisible by group 3"),
             std::string::npos);
   EXPECT_NE(load(dw, {{0, 8}, {1, 3}, {6, 72}, {7, 0}}).find("group (7) must be positive"), std::string::npos);
   EXPECT_NE(load(dw, {{0, 8}, {1, 3}, {6, 71}, {7, 8}}).find("weight_data_size 71"), std::string::npos);
@@ -166,7 +168,8 @@ TEST(LayersConv, RejectsInt8AndBadInputs) {
   pd.set(6, 72);
   pd.set(7, 8);
   pd.set(8, 1);
-  std::unique_ptr<Layer> int8 = loaded("ConvolutionDepthWise", pd, {random_mat(72, 1u), random_mat(8, 2u), random_mat(1, 3u)});
+  std::unique_ptr<Layer> int8 =
+      loaded("ConvolutionDepthWise", pd, {random_mat(72, 1u), random_mat(8, 2u), random_mat(1, 3u)});
   EXPECT_NE(error_of([&] { int8->create_pipeline(Option()); }).find("ConvolutionDepthWise conv7: int8"),
             std::string::npos);
   std::unique_ptr<Layer> int8_ref = create_reference_layer("ConvolutionDepthWise");
