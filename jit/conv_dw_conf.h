@@ -37,7 +37,7 @@ struct ConvDwConf {
   int pixels = 1;         // output pixels per vector register (pixels * pack lanes)
 
   int iw = 0, ow = 0;  // unpadded input width, output width
-  int kw = 1;          // taps per kernel row (kh is a runtime count)
+  int kw = 1;          // taps per kernel row (for kh see below)
   int sw = 1, dw = 1;  // stride and dilation along w (h ones are runtime strides)
   int pad_left = 0;
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <numeric>
 #include <sstream>
 
 #include "runtime/conv_direct.h"
@@ -11,6 +12,25 @@
 #include "runtime/error.h"
 
 namespace jitconv {
+
+namespace {
+
+// Groups whose channels straddle packs are merged, k at a time, into one convolution
+// whose weights are zero between groups, so every run reads and writes whole packs: k
+// times the FMAs, but full vectors and no gather/scatter pass. Worth it while the merged
+// run stays small (a few hundred MACs per output: such layers are bound by memory and
+// by half-empty vectors); bigger groups are gathered and scattered instead.
+constexpr int kMaxMergedGroups = 8;
+constexpr int kMaxMergedInputChannels = 32;
+
+int merged_groups(int groups, int icg, int ocg, int in_pack, int out_pack) {
+  auto needed = [](int channels, int pack) { return pack / std::gcd(channels, pack); };
+  const int k = std::lcm(needed(icg, in_pack), needed(ocg, out_pack));
+  if (k <= 1 || k > kMaxMergedGroups || groups % k != 0 || k * icg > kMaxMergedInputChannels) return 1;
+  return k;
+}
+
+}  // namespace
 
 void copy_channels(const Mat& src, int src_c0, Mat& dst, int dst_c0, int count, int num_threads) {
   const int sp = src.elempack, dp = dst.elempack;
@@ -44,9 +64,13 @@ ConvGrouped::ConvGrouped(const ConvParams& params, int groups, const float* weig
   if (params.ic % in_pack != 0 || params.oc % out_pack != 0)
     fail("grouped convolution: elempacks ", in_pack, "->", out_pack, " do not divide ic ", params.ic, " / oc ",
          params.oc);
-  ConvParams pg = params;
-  pg.ic = params.ic / groups;
-  pg.oc = params.oc / groups;
+  const int icg = params.ic / groups, ocg = params.oc / groups;
+  const bool scalar_path = algo == "scalar" || (algo.empty() && isa == Isa::scalar);
+  merged_ = scalar_path ? 1 : merged_groups(groups, icg, ocg, in_pack, out_pack);
+  runs_ = groups / merged_;
+  ConvParams pg = params;  // one run
+  pg.ic = icg * merged_;
+  pg.oc = ocg * merged_;
   group_algo_ = algo;
   if (group_algo_.empty()) {
     const PathChoice choice = choose_conv_path(pg, isa, opt, ih, iw);
@@ -67,10 +91,21 @@ ConvGrouped::ConvGrouped(const ConvParams& params, int groups, const float* weig
   group_in_pack_ = pack_for(pg.ic, in_pack);
   group_out_pack_ = pack_for(pg.oc, out_pack);
 
-  const long group_weights = static_cast<long>(pg.oc) * pg.ic * params.kh * params.kw;
-  for (int g = 0; g < groups; g++) {
-    const float* w = weights + g * group_weights;
-    const float* b = bias ? bias + static_cast<long>(g) * pg.oc : nullptr;
+  // A run's weights: [k * ocg][k * icg][kh * kw], group blocks on the diagonal.
+  const int taps = params.kh * params.kw;
+  std::vector<float> run_weights(static_cast<size_t>(pg.oc) * pg.ic * taps);
+  for (int r = 0; r < runs_; r++) {
+    const float* w = weights + static_cast<long>(r) * pg.oc * icg * taps;
+    if (merged_ > 1) {
+      std::fill(run_weights.begin(), run_weights.end(), 0.f);
+      for (int gi = 0; gi < merged_; gi++)
+        for (int o = 0; o < ocg; o++)
+          for (int i = 0; i < icg; i++)
+            std::copy_n(w + ((static_cast<long>(gi) * ocg + o) * icg + i) * taps, taps,
+                        run_weights.begin() + ((static_cast<long>(gi) * ocg + o) * pg.ic + gi * icg + i) * taps);
+      w = run_weights.data();
+    }
+    const float* b = bias ? bias + static_cast<long>(r) * pg.oc : nullptr;
     std::unique_ptr<ConvImpl> impl;
     if (group_algo_ == "direct") {
       ConvDirect::Tuning tuning;
@@ -106,9 +141,9 @@ void ConvGrouped::forward(const Mat& bottom, Mat& top, const Option& opt) const 
   top.create(ow, oh, params_.oc / out_pack_, static_cast<size_t>(out_pack_) * 4, out_pack_, opt.blob_allocator);
   Option work_opt = opt;
   work_opt.blob_allocator = opt.workspace_allocator;
-  const int icg = params_.ic / groups_, ocg = params_.oc / groups_;
+  const int icg = params_.ic / runs_, ocg = params_.oc / runs_;  // per run
   Mat gathered, group_out;
-  for (int g = 0; g < groups_; g++) {
+  for (int g = 0; g < runs_; g++) {
     Mat in;
     if (group_in_pack_ == in_pack_) {
       in = bottom.channel_range(g * icg / in_pack_, icg / in_pack_);
@@ -134,12 +169,13 @@ void ConvGrouped::forward(const Mat& bottom, Mat& top, const Option& opt) const 
 std::string ConvGrouped::describe() const {
   std::ostringstream os;
   os << "grouped g" << groups_ << " " << isa_name(isa_) << " elempack " << in_pack_ << "->" << out_pack_
-     << ", per group " << params_.ic / groups_ << "->" << params_.oc / groups_ << " channels on " << group_algo_
-     << " (" << reason_ << ") elempack " << group_in_pack_ << "->" << group_out_pack_;
+     << ", per group " << params_.ic / groups_ << "->" << params_.oc / groups_ << " channels";
+  if (merged_ > 1) os << ", merged " << merged_ << " groups per run (zero weights between them)";
+  os << ", runs on " << group_algo_ << " (" << reason_ << ") elempack " << group_in_pack_ << "->" << group_out_pack_;
   if (group_in_pack_ != in_pack_) os << ", input gathered per group";
   if (group_out_pack_ != out_pack_) os << ", output scattered per group";
   if (!impls_.empty()) {
-    os << "\n  group 0: ";
+    os << "\n  run 0: ";
     for (char ch : impls_.front()->describe()) os << ch << (ch == '\n' ? "  " : "");
   }
   return os.str();

@@ -1,14 +1,17 @@
 // Grouped convolution (1 < group, not the depthwise case): each group is an ordinary
 // convolution of ic/g -> oc/g channels, run on the Convolution paths (ConvDirect,
-// ConvGemm, ConvScalar) one group after another, each multi-threaded.
+// ConvGemm, ConvScalar) one run after another, each multi-threaded. A run is one group,
+// or k small groups merged into one convolution with zero weights between them when
+// that makes their channels whole packs (see kMaxMergedGroups).
 //
-// Input: when ic/g is a multiple of the input elempack, a group's channels are whole
-// packs and the group reads a channel_range view of the blob (no copy). Otherwise the
-// group's channels straddle packs and are gathered into a blob of their own (one pass
-// over the input per forward, reading it at scalar granularity).
-// Output: each group computes into its own blob, which is copied into the group's planes
-// of the output (one extra pass over the output: ConvImpl allocates its top). When
-// oc/g is not a multiple of the output elempack the copy scatters lanes across packs.
+// Input: when a run's channels are a multiple of the input elempack they are whole packs
+// and the run reads a channel_range view of the blob (no copy). Otherwise the channels
+// straddle packs and are gathered into a blob of their own (one pass over the input per
+// forward, reading it at scalar granularity).
+// Output: each run computes into its own blob, which is copied into the run's planes of
+// the output (one extra pass over the output: ConvImpl allocates its top). When the
+// run's channels are not a multiple of the output elempack the copy scatters lanes
+// across packs.
 #pragma once
 #include <memory>
 #include <string>
@@ -39,6 +42,8 @@ class ConvGrouped final : public ConvImpl {
  private:
   ConvParams params_;
   int groups_;
+  int merged_ = 1;  // groups per run
+  int runs_ = 1;
   Isa isa_;
   int in_pack_, out_pack_;
   int group_in_pack_, group_out_pack_;  // layouts the per-group paths run on

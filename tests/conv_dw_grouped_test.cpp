@@ -14,12 +14,13 @@ struct GroupCase {
   int ic, oc, groups;
 };
 
-// Per group: whole packs of 16/8/4, straddling packs (5, 6, 10, 3 channels), one channel
-// in with several out (channel multiplier), and AlexNet's 48 -> 128.
+// Per group: whole packs of 16/8/4, straddling packs (5, 6, 10, 3 channels; merged into
+// whole packs or gathered and scattered), one channel in with several out (channel
+// multiplier), and AlexNet's 48 -> 128.
 std::vector<GroupCase> group_cases() {
-  return {{4, 4, 2},    {8, 16, 2},  {12, 12, 3}, {20, 20, 4},  {16, 16, 4}, {32, 64, 2}, {24, 40, 4},
-          {34, 68, 2},  {64, 64, 8}, {32, 32, 16}, {8, 16, 8},  {16, 8, 2},  {9, 27, 3},  {96, 256, 2},
-          {48, 48, 3},  {30, 18, 6}};
+  return {{4, 4, 2},   {8, 16, 2},  {12, 12, 3},  {20, 20, 4}, {16, 16, 4}, {32, 64, 2},  {24, 40, 4},
+          {34, 68, 2}, {64, 64, 8}, {32, 32, 16}, {8, 16, 8},  {16, 8, 2},  {9, 27, 3},   {96, 256, 2},
+          {48, 48, 3}, {30, 18, 6}, {80, 80, 2},  {16, 32, 16}, {72, 72, 2}};
 }
 
 }  // namespace
@@ -74,6 +75,26 @@ TEST(ConvGrouped, DepthwiseShapesAlsoRunGroupByGroup) {
     DwTester().isa(isa).channels(16).kernel(3).pad(1).test_grouped("direct");
     DwTester().isa(isa).channels(12).kernel(3).stride(2).pad(1).test_grouped();
   }
+}
+
+TEST(ConvGrouped, SmallGroupsMergeIntoWholePacksLargeOnesAreGathered) {
+  if (!isa_supported(Isa::avx512)) GTEST_SKIP() << "the elempacks below are AVX-512's";
+  auto describe = [](int ic, int oc, int groups) {
+    const ConvParams p = DwTester().channels(ic, oc).kernel(3).pad(1).bias(false).params();
+    const std::vector<float> w(static_cast<size_t>(oc) * (ic / groups) * 9, 0.25f);
+    return ConvGrouped(p, groups, w.data(), nullptr, Isa::avx512, preferred_elempack(Isa::avx512, ic),
+                       preferred_elempack(Isa::avx512, oc), "", Option())
+        .describe();
+  };
+  EXPECT_NE(describe(512, 512, 64).find("merged 2 groups per run"), std::string::npos);   // 8 per group
+  EXPECT_NE(describe(512, 512, 128).find("merged 4 groups per run"), std::string::npos);  // 4 per group
+  EXPECT_NE(describe(20, 20, 4).find("merged 4 groups per run"), std::string::npos);      // 5 in packs of 4
+  const std::string alexnet = describe(96, 256, 2);
+  EXPECT_EQ(alexnet.find("merged"), std::string::npos) << alexnet;
+  EXPECT_EQ(alexnet.find("gathered"), std::string::npos) << alexnet;
+  const std::string wide = describe(80, 80, 2);  // 40 per group: merging would double big work
+  EXPECT_EQ(wide.find("merged"), std::string::npos) << wide;
+  EXPECT_NE(wide.find("input gathered per group"), std::string::npos) << wide;
 }
 
 TEST(ConvGrouped, ThreadCountsGiveIdenticalResults) {

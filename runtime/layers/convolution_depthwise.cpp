@@ -67,7 +67,10 @@ void ConvolutionDepthWise::load_model(const ModelBin& mb) {
   if (dynamic_weight) return;
   weight_data = mb.load(weight_data_size, 0);
   if (weight_data.empty()) fail(label(), ": no weight data");
-  if (bias_term) bias_data = mb.load(num_output, 1);
+  if (bias_term) {
+    bias_data = mb.load(num_output, 1);
+    if (bias_data.empty()) fail(label(), ": bias_term (5) is set but there is no bias data");
+  }
   // ncnn's scale blobs: per group (1/101) or one for all (2/102); an output scale > 100.
   if (int8_scale_term == 1 || int8_scale_term == 101) {
     weight_data_int8_scales = mb.load(group, 1);
