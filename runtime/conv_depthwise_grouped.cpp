@@ -5,11 +5,9 @@
 #include <numeric>
 #include <sstream>
 
-#include "runtime/conv_direct.h"
-#include "runtime/conv_gemm.h"
-#include "runtime/conv_path.h"
-#include "runtime/conv_scalar.h"
+#include "loader/model_bin.h"
 #include "runtime/error.h"
+#include "runtime/layers/convolution.h"
 
 namespace jitconv {
 
@@ -65,70 +63,61 @@ ConvGrouped::ConvGrouped(const ConvParams& params, int groups, const float* weig
     fail("grouped convolution: elempacks ", in_pack, "->", out_pack, " do not divide ic ", params.ic, " / oc ",
          params.oc);
   const int icg = params.ic / groups, ocg = params.oc / groups;
-  const bool scalar_path = algo == "scalar" || (algo.empty() && isa == Isa::scalar);
+  const bool scalar_path = algo == "scalar" || isa == Isa::scalar;
   merged_ = scalar_path ? 1 : merged_groups(groups, icg, ocg, in_pack, out_pack);
-  runs_ = groups / merged_;
-  ConvParams pg = params;  // one run
-  pg.ic = icg * merged_;
-  pg.oc = ocg * merged_;
-  group_algo_ = algo;
-  if (group_algo_.empty()) {
-    const PathChoice choice = choose_conv_path(pg, isa, opt, ih, iw);
-    group_algo_ = choice.algo;
-    reason_ = choice.reason;
-  } else {
-    reason_ = "forced";
-  }
-  std::string why;
-  if (!conv_path_applies(group_algo_, pg, isa, &why))
-    fail("grouped convolution: path '", group_algo_, "' does not apply: ", why);
-  const bool scalar = group_algo_ == "scalar";
-  auto pack_for = [&](int group_channels, int blob_pack) {
-    if (scalar) return 1;
-    if (group_channels % blob_pack == 0) return blob_pack;
-    return opt.use_packing_layout ? preferred_elempack(isa, group_channels) : 1;
-  };
-  group_in_pack_ = pack_for(pg.ic, in_pack);
-  group_out_pack_ = pack_for(pg.oc, out_pack);
+  const int run_ic = icg * merged_, run_oc = ocg * merged_;
+  run_in_pack_ = run_ic % in_pack == 0 ? in_pack : opt.use_packing_layout ? preferred_elempack(isa, run_ic) : 1;
 
   // A run's weights: [k * ocg][k * icg][kh * kw], group blocks on the diagonal.
   const int taps = params.kh * params.kw;
-  std::vector<float> run_weights(static_cast<size_t>(pg.oc) * pg.ic * taps);
-  for (int r = 0; r < runs_; r++) {
-    const float* w = weights + static_cast<long>(r) * pg.oc * icg * taps;
-    if (merged_ > 1) {
-      std::fill(run_weights.begin(), run_weights.end(), 0.f);
-      for (int gi = 0; gi < merged_; gi++)
-        for (int o = 0; o < ocg; o++)
-          for (int i = 0; i < icg; i++)
-            std::copy_n(w + ((static_cast<long>(gi) * ocg + o) * icg + i) * taps, taps,
-                        run_weights.begin() + ((static_cast<long>(gi) * ocg + o) * pg.ic + gi * icg + i) * taps);
-      w = run_weights.data();
+  const int run_weight_count = run_oc * run_ic * taps;
+  Option run_opt = opt;
+  run_opt.lightmode = true;  // the runs keep only their transformed weights
+  for (int r = 0; r < groups / merged_; r++) {
+    Mat run_weights(run_weight_count);
+    run_weights.fill(0.f);
+    const float* w = weights + static_cast<long>(r) * run_oc * icg * taps;
+    float* dst = run_weights;
+    for (int gi = 0; gi < merged_; gi++)
+      for (int o = 0; o < ocg; o++)
+        for (int i = 0; i < icg; i++)
+          std::copy_n(w + ((static_cast<long>(gi) * ocg + o) * icg + i) * taps, taps,
+                      dst + ((static_cast<long>(gi) * ocg + o) * run_ic + gi * icg + i) * taps);
+    std::vector<Mat> blobs = {run_weights};
+    if (bias) {
+      Mat run_bias(run_oc);
+      std::copy_n(bias + static_cast<long>(r) * run_oc, run_oc, static_cast<float*>(run_bias));
+      blobs.push_back(run_bias);
     }
-    const float* b = bias ? bias + static_cast<long>(r) * pg.oc : nullptr;
-    std::unique_ptr<ConvImpl> impl;
-    if (group_algo_ == "direct") {
-      ConvDirect::Tuning tuning;
-      if (ih > 0 && iw > 0) {
-        int oh = 0;
-        pg.output_size(ih, iw, oh, tuning.expected_ow);
-      }
-      impl = std::make_unique<ConvDirect>(pg, w, b, isa, group_in_pack_, group_out_pack_, tuning);
-    } else if (group_algo_ == "gemm" || group_algo_ == "brgemm") {
-      impl = std::make_unique<ConvGemm>(pg, w, b, isa, group_in_pack_, group_out_pack_,
-                                        group_algo_ == "gemm" ? "" : group_algo_);
-    } else if (scalar) {
-      impl = std::make_unique<ConvScalar>(pg, w, b);
-    } else {
-      fail("grouped convolution: unknown path '", group_algo_, "'");
-    }
-    impls_.push_back(std::move(impl));
+    ParamDict pd;
+    pd.set(0, run_oc);
+    pd.set(1, params.kw);
+    pd.set(11, params.kh);
+    pd.set(2, params.dw);
+    pd.set(12, params.dh);
+    pd.set(3, params.sw);
+    pd.set(13, params.sh);
+    pd.set(4, params.pad_left);
+    pd.set(15, params.pad_right);
+    pd.set(14, params.pad_top);
+    pd.set(16, params.pad_bottom);
+    pd.set(18, params.pad_value);
+    pd.set(5, bias ? 1 : 0);
+    pd.set(6, run_weight_count);
+    pd.set(9, static_cast<int>(params.act.type));
+    pd.set(10, std::vector<float>{params.act.alpha, params.act.beta});
+    auto conv = std::make_unique<layers::Convolution>();
+    conv->name = "group run " + std::to_string(r);
+    conv->load_param(pd);
+    conv->load_model(ModelBinFromMatArray(blobs));
+    conv->forced_algo = algo;
+    conv->force_isa = true;
+    conv->forced_isa = isa;
+    conv->hint_w = iw;
+    conv->hint_h = ih;
+    conv->create_pipeline(run_opt);
+    runs_.push_back(std::move(conv));
   }
-}
-
-void ConvGrouped::prepare(int ih, int iw) {
-  // Equal groups share their generated kernels through the registry.
-  for (auto& impl : impls_) impl->prepare(ih, iw);
 }
 
 void ConvGrouped::forward(const Mat& bottom, Mat& top, const Option& opt) const {
@@ -141,27 +130,29 @@ void ConvGrouped::forward(const Mat& bottom, Mat& top, const Option& opt) const 
   top.create(ow, oh, params_.oc / out_pack_, static_cast<size_t>(out_pack_) * 4, out_pack_, opt.blob_allocator);
   Option work_opt = opt;
   work_opt.blob_allocator = opt.workspace_allocator;
-  const int icg = params_.ic / runs_, ocg = params_.oc / runs_;  // per run
-  Mat gathered, group_out;
-  for (int g = 0; g < runs_; g++) {
+  const int runs = static_cast<int>(runs_.size());
+  const int run_ic = params_.ic / runs, run_oc = params_.oc / runs;
+  Mat gathered, run_out;
+  for (int r = 0; r < runs; r++) {
     Mat in;
-    if (group_in_pack_ == in_pack_) {
-      in = bottom.channel_range(g * icg / in_pack_, icg / in_pack_);
+    if (run_in_pack_ == in_pack_) {
+      in = bottom.channel_range(r * run_ic / in_pack_, run_ic / in_pack_);
     } else {
-      gathered.create(bottom.w, bottom.h, icg / group_in_pack_, static_cast<size_t>(group_in_pack_) * 4,
-                      group_in_pack_, opt.workspace_allocator);
-      copy_channels(bottom, g * icg, gathered, 0, icg, opt.num_threads);
+      gathered.create(bottom.w, bottom.h, run_ic / run_in_pack_, static_cast<size_t>(run_in_pack_) * 4,
+                      run_in_pack_, opt.workspace_allocator);
+      copy_channels(bottom, r * run_ic, gathered, 0, run_ic, opt.num_threads);
       in = gathered;
     }
-    impls_[g]->forward(in, group_out, work_opt);
-    if (group_out_pack_ == out_pack_) {
-      // Same w, h and elempack: the group's planes are one contiguous block of the output.
-      const size_t bytes = group_out.cstep * group_out.elemsize * group_out.c;
-      if (group_out.cstep != top.cstep) fail("grouped convolution: output plane strides differ");
-      memcpy(static_cast<unsigned char*>(top.data) + top.cstep * top.elemsize * (g * ocg / out_pack_),
-             group_out.data, bytes);
+    runs_[r]->forward(in, run_out, work_opt);
+    if (run_out.w != ow || run_out.h != oh || run_out.c * run_out.elempack != run_oc)
+      fail("grouped convolution: run ", r, " produced ", run_out.c * run_out.elempack, "x", run_out.h, "x",
+           run_out.w, ", expected ", run_oc, "x", oh, "x", ow);
+    if (run_out.elempack == out_pack_ && run_out.cstep == top.cstep) {
+      // The run's planes are one contiguous block of the output.
+      memcpy(static_cast<unsigned char*>(top.data) + top.cstep * top.elemsize * (r * run_oc / out_pack_),
+             run_out.data, run_out.cstep * run_out.elemsize * run_out.c);
     } else {
-      copy_channels(group_out, 0, top, g * ocg, ocg, opt.num_threads);
+      copy_channels(run_out, 0, top, r * run_oc, run_oc, opt.num_threads);
     }
   }
 }
@@ -171,19 +162,17 @@ std::string ConvGrouped::describe() const {
   os << "grouped g" << groups_ << " " << isa_name(isa_) << " elempack " << in_pack_ << "->" << out_pack_
      << ", per group " << params_.ic / groups_ << "->" << params_.oc / groups_ << " channels";
   if (merged_ > 1) os << ", merged " << merged_ << " groups per run (zero weights between them)";
-  os << ", runs on " << group_algo_ << " (" << reason_ << ") elempack " << group_in_pack_ << "->" << group_out_pack_;
-  if (group_in_pack_ != in_pack_) os << ", input gathered per group";
-  if (group_out_pack_ != out_pack_) os << ", output scattered per group";
-  if (!impls_.empty()) {
+  if (run_in_pack_ != in_pack_) os << ", input gathered per run";
+  if (!runs_.empty()) {
     os << "\n  run 0: ";
-    for (char ch : impls_.front()->describe()) os << ch << (ch == '\n' ? "  " : "");
+    for (char ch : runs_.front()->describe()) os << ch << (ch == '\n' ? "  " : "");
   }
   return os.str();
 }
 
 size_t ConvGrouped::weight_bytes() const {
   size_t bytes = 0;
-  for (const auto& impl : impls_) bytes += impl->weight_bytes();
+  for (const auto& run : runs_) bytes += run->weight_bytes();
   return bytes;
 }
 

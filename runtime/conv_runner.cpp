@@ -35,6 +35,8 @@ class LayerConvRunner final : public ConvRunner {
                   const float* weights, const float* bias)
       : desc_(problem.desc), isa_(isa) {
     const ConvDesc& d = problem.desc;
+    if (d.g != 1 && algo != "auto" && algo != "direct" && algo != "gemm" && algo != "brgemm")
+      throw NotApplicable("grouped convolutions run each group on direct, gemm or brgemm, not " + algo);
     layer_ = d.g == 1 ? make_driven_layer<layers::Convolution>(algo, isa, d)
                       : make_driven_layer<layers::ConvolutionDepthWise>(algo, isa, d);
     opt_.num_threads = num_threads;

@@ -94,7 +94,7 @@ TEST(ConvGrouped, SmallGroupsMergeIntoWholePacksLargeOnesAreGathered) {
   EXPECT_EQ(alexnet.find("gathered"), std::string::npos) << alexnet;
   const std::string wide = describe(80, 80, 2);  // 40 per group: merging would double big work
   EXPECT_EQ(wide.find("merged"), std::string::npos) << wide;
-  EXPECT_NE(wide.find("input gathered per group"), std::string::npos) << wide;
+  EXPECT_NE(wide.find("input gathered per run"), std::string::npos) << wide;
 }
 
 TEST(ConvGrouped, ThreadCountsGiveIdenticalResults) {
