@@ -7,6 +7,7 @@
 #include "loader/model_bin.h"
 #include "runtime/conv_path.h"
 #include "runtime/layers/convolution.h"
+#include "runtime/layers/convolution_depthwise.h"
 #include "runtime/packing.h"
 
 namespace jitconv {
@@ -15,18 +16,33 @@ const char* conv_algo_names() { return "auto, direct, gemm, brgemm, winograd23, 
 
 namespace {
 
-// Drives one Convolution layer over a batch: the layer sees one image (c, h, w) at a time,
-// as ncnn's layers do.
+// The check/bench controls both convolution layer types have.
+template <typename ConvLayer>
+std::unique_ptr<Layer> make_driven_layer(const std::string& algo, Isa isa, const ConvDesc& d) {
+  auto layer = std::make_unique<ConvLayer>();
+  if (algo != "auto") layer->forced_algo = algo;
+  layer->force_isa = true;
+  layer->forced_isa = isa;
+  layer->hint_w = d.iw;
+  layer->hint_h = d.ih;
+  return layer;
+}
+
+// Drives one Convolution (g == 1) or ConvolutionDepthWise (g > 1) layer over a batch: the
+// layer sees one image (c, h, w) at a time, as ncnn's layers do.
 class LayerConvRunner final : public ConvRunner {
  public:
   LayerConvRunner(const ConvProblem& problem, const std::string& algo, Isa isa, int num_threads,
                   const float* weights, const float* bias)
-      : desc_(problem.desc) {
+      : desc_(problem.desc), isa_(isa) {
     const ConvDesc& d = problem.desc;
-    if (d.g != 1) throw NotApplicable("grouped convolutions run through ConvolutionDepthWise (not built yet)");
+    if (d.g != 1 && algo != "auto" && algo != "direct" && algo != "gemm" && algo != "brgemm")
+      throw NotApplicable("grouped convolutions run each group on direct, gemm or brgemm, not " + algo);
+    layer_ = d.g == 1 ? make_driven_layer<layers::Convolution>(algo, isa, d)
+                      : make_driven_layer<layers::ConvolutionDepthWise>(algo, isa, d);
     opt_.num_threads = num_threads;
     opt_.lightmode = true;
-    layer_.name = d.name.empty() ? "conv" : d.name;
+    layer_->name = d.name.empty() ? "conv" : d.name;
     ParamDict pd;
     pd.set(0, d.oc);
     pd.set(1, d.kw);
@@ -43,11 +59,12 @@ class LayerConvRunner final : public ConvRunner {
     pd.set(16, std::max(0, d.pad_bottom));
     pd.set(18, problem.pad_value);
     pd.set(5, bias ? 1 : 0);
-    const int weight_count = d.oc * d.ic * d.kh * d.kw;
+    const int weight_count = d.oc * (d.ic / d.g) * d.kh * d.kw;
     pd.set(6, weight_count);
+    if (d.g != 1) pd.set(7, d.g);
     pd.set(9, static_cast<int>(problem.act.type));
     pd.set(10, std::vector<float>{problem.act.alpha, problem.act.beta});
-    layer_.load_param(pd);
+    layer_->load_param(pd);
     Mat w(weight_count);
     memcpy(w.data, weights, weight_count * sizeof(float));
     std::vector<Mat> blobs = {w};
@@ -56,20 +73,15 @@ class LayerConvRunner final : public ConvRunner {
       memcpy(b.data, bias, d.oc * sizeof(float));
       blobs.push_back(b);
     }
-    layer_.load_model(ModelBinFromMatArray(blobs));
-    if (algo != "auto") layer_.forced_algo = algo;
-    layer_.force_isa = true;
-    layer_.forced_isa = isa;
-    layer_.hint_w = d.iw;
-    layer_.hint_h = d.ih;
-    layer_.create_pipeline(opt_);
-    algo_ = layer_.describe().substr(0, layer_.describe().find(' '));
+    layer_->load_model(ModelBinFromMatArray(blobs));
+    layer_->create_pipeline(opt_);
+    algo_ = layer_->describe().substr(0, layer_->describe().find(' '));
     inputs_.resize(d.mb);
     outputs_.resize(d.mb);
   }
 
   std::string algo() const override { return algo_; }
-  std::string detail() const override { return layer_.describe(); }
+  std::string detail() const override { return layer_->describe(); }
 
   void set_input(const float* src) override {
     const ConvDesc& d = desc_;
@@ -79,13 +91,13 @@ class LayerConvRunner final : public ConvRunner {
       for (int c = 0; c < d.ic; c++)
         memcpy(plain.channel(c).data, src + n * image + static_cast<long>(c) * d.ih * d.iw,
                sizeof(float) * d.ih * d.iw);
-      const int pack = opt_.use_packing_layout ? preferred_elempack(layer_.force_isa ? layer_.forced_isa : current_isa(), d.ic) : 1;
+      const int pack = opt_.use_packing_layout ? preferred_elempack(isa_, d.ic) : 1;
       convert_packing(plain, inputs_[n], pack, opt_);
     }
   }
 
   void run() override {
-    for (size_t n = 0; n < inputs_.size(); n++) layer_.forward(inputs_[n], outputs_[n], opt_);
+    for (size_t n = 0; n < inputs_.size(); n++) layer_->forward(inputs_[n], outputs_[n], opt_);
   }
 
   void get_output(float* dst) const override {
@@ -104,8 +116,9 @@ class LayerConvRunner final : public ConvRunner {
 
  private:
   ConvDesc desc_;
+  Isa isa_;
   Option opt_;
-  layers::Convolution layer_;
+  std::unique_ptr<Layer> layer_;
   std::string algo_;
   std::vector<Mat> inputs_;
   std::vector<Mat> outputs_;

@@ -1,0 +1,225 @@
+#include "runtime/layers/convolution_depthwise.h"
+
+#include "runtime/conv_depthwise.h"
+#include "runtime/conv_depthwise_grouped.h"
+#include "runtime/error.h"
+#include "runtime/packing.h"
+
+namespace jitconv {
+namespace layers {
+
+std::unique_ptr<Layer> make_ConvolutionDepthWise() { return std::make_unique<ConvolutionDepthWise>(); }
+
+namespace {
+
+std::vector<float> floats_of(const Mat& m) {
+  std::vector<float> v;
+  if (!m.empty()) v.assign(static_cast<const float*>(m.data), static_cast<const float*>(m.data) + m.w);
+  return v;
+}
+
+}  // namespace
+
+ConvolutionDepthWise::ConvolutionDepthWise() {
+  one_blob_only = true;
+  support_packing = true;
+}
+
+std::string ConvolutionDepthWise::label() const { return "ConvolutionDepthWise " + name; }
+
+void ConvolutionDepthWise::load_param(const ParamDict& pd) {
+  num_output = pd.get(0, 0);
+  kernel_w = pd.get(1, 0);
+  kernel_h = pd.get(11, kernel_w);
+  dilation_w = pd.get(2, 1);
+  dilation_h = pd.get(12, dilation_w);
+  stride_w = pd.get(3, 1);
+  stride_h = pd.get(13, stride_w);
+  pad_left = pd.get(4, 0);
+  pad_right = pd.get(15, pad_left);
+  pad_top = pd.get(14, pad_left);
+  pad_bottom = pd.get(16, pad_top);
+  pad_value = pd.get(18, 0.f);
+  bias_term = pd.get(5, 0);
+  weight_data_size = pd.get(6, 0);
+  group = pd.get(7, 1);
+  int8_scale_term = pd.get(8, 0);
+  activation_type = pd.get(9, 0);
+  activation_params = pd.get(10, Mat());
+  dynamic_weight = pd.get(19, 0);
+  if (num_output <= 0) fail(label(), ": num_output (0) must be positive, got ", num_output);
+  if (kernel_w <= 0 || kernel_h <= 0) fail(label(), ": kernel ", kernel_w, "x", kernel_h, " must be positive");
+  if (dilation_w <= 0 || dilation_h <= 0 || stride_w <= 0 || stride_h <= 0)
+    fail(label(), ": dilation and stride must be positive");
+  for (int pad : {pad_left, pad_right, pad_top, pad_bottom})
+    if (pad < 0 && pad != kPadSameUpper && pad != kPadSameLower)
+      fail(label(), ": pad ", pad, " is neither >= 0 nor -233/-234 (SAME)");
+  if (group <= 0) fail(label(), ": group (7) must be positive, got ", group);
+  if (num_output % group != 0) fail(label(), ": num_output ", num_output, " is not divisible by group ", group);
+  if (weight_data_size <= 0 && !dynamic_weight) fail(label(), ": weight_data_size (6) must be positive");
+  if (weight_data_size % (num_output * kernel_w * kernel_h) != 0)
+    fail(label(), ": weight_data_size ", weight_data_size, " is not a multiple of num_output*kernel_w*kernel_h");
+  Activation::from_ncnn(activation_type, floats_of(activation_params));  // validates
+  if (dynamic_weight) one_blob_only = false;
+}
+
+void ConvolutionDepthWise::load_model(const ModelBin& mb) {
+  if (dynamic_weight) return;
+  weight_data = mb.load(weight_data_size, 0);
+  if (weight_data.empty()) fail(label(), ": no weight data");
+  if (bias_term) {
+    bias_data = mb.load(num_output, 1);
+    if (bias_data.empty()) fail(label(), ": bias_term (5) is set but there is no bias data");
+  }
+  // ncnn's scale blobs: per group (1/101) or one for all (2/102); an output scale > 100.
+  if (int8_scale_term == 1 || int8_scale_term == 101) {
+    weight_data_int8_scales = mb.load(group, 1);
+    bottom_blob_int8_scales = mb.load(1, 1);
+  } else if (int8_scale_term == 2 || int8_scale_term == 102) {
+    weight_data_int8_scales = mb.load(1, 1);
+    bottom_blob_int8_scales = mb.load(1, 1);
+  }
+  if (int8_scale_term > 100) top_blob_int8_scales = mb.load(1, 1);
+}
+
+ConvParams ConvolutionDepthWise::params() const {
+  ConvParams p;
+  p.oc = num_output;
+  p.ic = weight_data_size / (num_output * kernel_w * kernel_h) * group;
+  p.kh = kernel_h;
+  p.kw = kernel_w;
+  p.sh = stride_h;
+  p.sw = stride_w;
+  p.dh = dilation_h;
+  p.dw = dilation_w;
+  p.pad_top = pad_top;
+  p.pad_left = pad_left;
+  p.pad_bottom = pad_bottom;
+  p.pad_right = pad_right;
+  p.pad_value = pad_value;
+  p.bias = bias_term != 0;
+  p.act = Activation::from_ncnn(activation_type, floats_of(activation_params));
+  return p;
+}
+
+bool ConvolutionDepthWise::is_depthwise() const {
+  const ConvParams p = params();
+  return p.ic == group && p.oc == group;
+}
+
+std::unique_ptr<ConvImpl> ConvolutionDepthWise::make_impl(const std::string& algo, const ConvParams& p,
+                                                          const float* weights, const float* bias,
+                                                          const Option& opt) const {
+  const int in_pack = opt.use_packing_layout ? preferred_elempack(isa_, p.ic) : 1;
+  const int out_pack = opt.use_packing_layout ? preferred_elempack(isa_, p.oc) : 1;
+  const bool depthwise = p.ic == group && p.oc == group;
+  if (algo == "depthwise" || algo == "depthwise_loops") {
+    if (!depthwise)
+      fail(label(), ": path '", algo, "' needs group == channels == num_output, got group ", group, " for ", p.ic,
+           " -> ", p.oc, " channels");
+    return std::make_unique<ConvDepthwise>(p, weights, bias, isa_, in_pack,
+                                           algo == "depthwise" ? ConvDepthwise::Kernel::automatic
+                                                               : ConvDepthwise::Kernel::loops);
+  }
+  if (algo == "grouped" || algo == "direct" || algo == "gemm" || algo == "brgemm" || algo == "scalar")
+    return std::make_unique<ConvGrouped>(p, group, weights, bias, isa_, in_pack, out_pack,
+                                         algo == "grouped" ? std::string() : algo, opt, hint_h, hint_w);
+  fail(label(), ": unknown path '", algo, "'");
+}
+
+void ConvolutionDepthWise::create_pipeline(const Option& opt) {
+  isa_ = force_isa ? forced_isa : current_isa();
+  if (!isa_supported(isa_)) fail(label(), ": ISA ", isa_name(isa_), " is not supported by this CPU");
+  if (int8_scale_term)
+    fail(label(), ": int8 inference (int8_scale_term ", int8_scale_term, ") is not supported yet");
+  if (dynamic_weight) return;  // the weights arrive with each forward
+  if (weight_data.elemsize != 4u)
+    fail(label(), ": weights must be fp32, got elemsize ", weight_data.elemsize, " without int8 scales");
+  const ConvParams p = params();
+  std::string algo = forced_algo;
+  if (algo.empty()) {
+    algo = is_depthwise() ? "depthwise" : "grouped";
+    choice_reason_ = is_depthwise() ? "group == channels == num_output: per-channel kernels"
+                                    : "group " + std::to_string(group) + ": each group on the Convolution paths";
+  } else {
+    choice_reason_ = "forced";
+  }
+  impl_ = make_impl(algo, p, weight_data, bias_term ? static_cast<const float*>(bias_data) : nullptr, opt);
+  if (hint_w > 0 && hint_h > 0) impl_->prepare(hint_h, hint_w);
+  if (opt.lightmode) weight_data.release();
+}
+
+void ConvolutionDepthWise::destroy_pipeline(const Option& opt) { impl_.reset(); }
+
+void ConvolutionDepthWise::forward(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const {
+  if (!impl_) fail(label(), ": forward before create_pipeline");
+  const ConvParams p = params();
+  if (bottom_blob.dims != 3) fail(label(), ": expects a 3-D input (c, h, w), got dims ", bottom_blob.dims);
+  if (bottom_blob.c * bottom_blob.elempack != p.ic)
+    fail(label(), ": input has ", bottom_blob.c * bottom_blob.elempack, " channels, weights expect ", p.ic);
+  if (bottom_blob.elemsize != 4u * bottom_blob.elempack)
+    fail(label(), ": expects fp32 input, got elemsize ", bottom_blob.elemsize);
+  Mat bottom = bottom_blob;
+  if (bottom.elempack != impl_->in_elempack()) {
+    Option pack_opt = opt;
+    pack_opt.blob_allocator = opt.workspace_allocator;
+    convert_packing(bottom_blob, bottom, impl_->in_elempack(), pack_opt);
+  }
+  impl_->forward(bottom, top_blob, opt);
+}
+
+void ConvolutionDepthWise::forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top_blobs,
+                                   const Option& opt) const {
+  if (!dynamic_weight) {
+    if (bottom_blobs.size() != 1) fail(label(), ": expects one input, got ", bottom_blobs.size());
+    top_blobs.resize(1);
+    forward(bottom_blobs[0], top_blobs[0], opt);
+    return;
+  }
+  const size_t want = bias_term ? 3 : 2;
+  if (bottom_blobs.size() != want)
+    fail(label(), ": dynamic weights need ", want, " inputs (data, weight", bias_term ? ", bias)" : ")", ", got ",
+         bottom_blobs.size());
+  const Mat& input = bottom_blobs[0];
+  if (input.dims != 3) fail(label(), ": expects a 3-D input (c, h, w), got dims ", input.dims);
+  if (input.elemsize != 4u * input.elempack) fail(label(), ": expects fp32 input, got elemsize ", input.elemsize);
+  const int ic = input.c * input.elempack;
+  if (ic % group != 0) fail(label(), ": input has ", ic, " channels, not divisible by group ", group);
+  Option plain = opt;
+  plain.blob_allocator = opt.workspace_allocator;
+  Mat weights;
+  convert_packing(bottom_blobs[1], weights, 1, plain);
+  const size_t count = static_cast<size_t>(weights.w) * weights.h * weights.d * weights.c;
+  const size_t expected = static_cast<size_t>(num_output) * (ic / group) * kernel_w * kernel_h;
+  if (count != expected)
+    fail(label(), ": dynamic weight blob holds ", count, " values, expected num_output*(ic/group)*kh*kw = ", expected);
+  if (weights.elemsize != 4u) fail(label(), ": dynamic weights must be fp32, got elemsize ", weights.elemsize);
+  Mat dense = weights.reshape(static_cast<int>(count), opt.workspace_allocator);
+  Mat bias;
+  if (bias_term) {
+    convert_packing(bottom_blobs[2], bias, 1, plain);
+    bias = bias.reshape(bias.w * bias.h * bias.d * bias.c, opt.workspace_allocator);
+    if (bias.w != num_output) fail(label(), ": dynamic bias holds ", bias.w, " values, expected ", num_output);
+  }
+  ConvParams p = params();
+  p.ic = ic;
+  const std::string algo = p.ic == group && p.oc == group ? "depthwise" : "grouped";
+  std::unique_ptr<ConvImpl> impl =
+      make_impl(algo, p, dense, bias_term ? static_cast<const float*>(bias) : nullptr, opt);
+  Mat in = input;
+  if (in.elempack != impl->in_elempack()) convert_packing(input, in, impl->in_elempack(), plain);
+  top_blobs.resize(1);
+  impl->forward(in, top_blobs[0], opt);
+}
+
+std::string ConvolutionDepthWise::describe() const {
+  if (!impl_) return std::string();
+  return impl_->describe() + (choice_reason_.empty() ? "" : "\n  chosen: " + choice_reason_);
+}
+
+size_t ConvolutionDepthWise::weight_bytes() const {
+  return (impl_ ? impl_->weight_bytes() : 0) + weight_data.bytes() + bias_data.bytes();
+}
+
+}  // namespace layers
+}  // namespace jitconv

@@ -1,0 +1,81 @@
+// ncnn's ConvolutionDepthWise layer: Convolution's parameter ids plus 7 = group, weights
+// in (group, oc/group, ic/group, kh, kw) order. group == ic == oc runs on the depthwise
+// kernels (runtime/conv_depthwise.h); any other group count runs each group on the
+// Convolution paths (runtime/conv_depthwise_grouped.h).
+#pragma once
+#include <memory>
+#include <string>
+
+#include "runtime/conv_impl.h"
+#include "runtime/conv_params.h"
+#include "runtime/cpu.h"
+#include "runtime/layer.h"
+
+namespace jitconv {
+namespace layers {
+
+class ConvolutionDepthWise : public Layer {
+ public:
+  ConvolutionDepthWise();
+  void load_param(const ParamDict& pd) override;
+  void load_model(const ModelBin& mb) override;
+  void create_pipeline(const Option& opt) override;
+  void destroy_pipeline(const Option& opt) override;
+  void forward(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const override;
+  // dynamic_weight: bottom_blobs = {input, weights (kw, kh, ic/group, oc as ncnn lays
+  // them; any shape with the right count), [bias]}.
+  void forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top_blobs, const Option& opt) const override;
+  std::string describe() const override;
+  size_t weight_bytes() const override;
+
+  // The geometry of the whole problem (ic and oc over all groups; pads may hold ncnn's
+  // SAME markers). ic is derived from weight_data_size.
+  ConvParams params() const;
+  bool is_depthwise() const;
+
+  // ncnn parameters.
+  int num_output = 0;
+  int kernel_w = 0, kernel_h = 0;
+  int dilation_w = 1, dilation_h = 1;
+  int stride_w = 1, stride_h = 1;
+  int pad_left = 0, pad_right = 0, pad_top = 0, pad_bottom = 0;
+  float pad_value = 0.f;
+  int bias_term = 0;
+  int weight_data_size = 0;
+  int group = 1;
+  int int8_scale_term = 0;
+  int activation_type = 0;
+  Mat activation_params;
+  int dynamic_weight = 0;
+
+  Mat weight_data;  // group x oc/group x ic/group x kh x kw
+  Mat bias_data;
+  // int8_scale_term (loaded as ncnn does so the .bin stays in step; int8 inference is
+  // not supported yet): per-group weight scales, the input scale, the output scale.
+  Mat weight_data_int8_scales;
+  Mat bottom_blob_int8_scales;
+  Mat top_blob_int8_scales;
+
+  // jitconv: force a path and an ISA (default: current_isa() at create_pipeline), for
+  // check/bench/tests. "depthwise" (generated kernels or loops as the shape allows),
+  // "depthwise_loops" (the per-ISA loops), or a per-group Convolution path "direct",
+  // "gemm", "brgemm", "scalar" (runs even depthwise problems group by group); empty =
+  // choose.
+  std::string forced_algo;
+  bool force_isa = false;
+  Isa forced_isa = Isa::scalar;
+  // Input shape known at create_pipeline; kernels for it are generated there.
+  int hint_w = 0, hint_h = 0;
+
+ private:
+  std::unique_ptr<ConvImpl> make_impl(const std::string& algo, const ConvParams& p, const float* weights,
+                                      const float* bias, const Option& opt) const;
+  std::string label() const;
+
+  std::unique_ptr<ConvImpl> impl_;
+  Isa isa_ = Isa::scalar;
+  std::string choice_reason_;
+};
+
+}  // namespace layers
+}  // namespace jitconv

@@ -1,0 +1,194 @@
+// Convolution and ConvolutionDepthWise layers against their scalar references
+// (reference/layers/convolution_ref.cpp), on every ISA and input elempack: geometry,
+// SAME padding, pad_value, activations, depthwise and grouped forms, dynamic weights,
+// the 1-D InnerProduct form, and the errors bad parameters and inputs raise.
+#include <gtest/gtest.h>
+
+#include "tests/layers_math_util.h"
+
+namespace jitconv {
+namespace test {
+namespace {
+
+struct Geometry {
+  int kw, kh, sw, sh, dw, dh;
+  std::vector<int> pads;  // left right top bottom
+};
+
+std::vector<Geometry> geometries() {
+  return {
+      {3, 3, 1, 1, 1, 1, {1, 1, 1, 1}},     {3, 3, 2, 2, 1, 1, {1, 1, 1, 1}},     {5, 5, 1, 1, 1, 1, {2, 2, 2, 2}},
+      {5, 5, 2, 2, 1, 1, {2, 1, 2, 1}},     {3, 3, 1, 1, 2, 2, {2, 2, 2, 2}},     {1, 1, 1, 1, 1, 1, {0, 0, 0, 0}},
+      {3, 2, 2, 1, 1, 2, {0, 2, 1, 0}},     {3, 3, 1, 1, 1, 1, {-233, -233, -233, -233}},
+      {4, 4, 2, 2, 1, 1, {-234, -234, -234, -234}}, {7, 7, 2, 2, 1, 1, {3, 3, 3, 3}},
+  };
+}
+
+void add_geometry(LayerTester& t, const Geometry& g) {
+  t.param(1, g.kw).param(11, g.kh).param(3, g.sw).param(13, g.sh).param(2, g.dw).param(12, g.dh);
+  t.param(4, g.pads[0]).param(15, g.pads[1]).param(14, g.pads[2]).param(16, g.pads[3]);
+}
+
+std::string geometry_name(const Geometry& g) {
+  return "k" + std::to_string(g.kw) + "x" + std::to_string(g.kh) + " s" + std::to_string(g.sw) + "x" +
+         std::to_string(g.sh) + " d" + std::to_string(g.dw) + "x" + std::to_string(g.dh) + " pad " +
+         std::to_string(g.pads[0]) + "," + std::to_string(g.pads[1]) + "," + std::to_string(g.pads[2]) + "," +
+         std::to_string(g.pads[3]);
+}
+
+// A layer built the way a Net does, for the error tests.
+std::unique_ptr<Layer> loaded(const char* type, const ParamDict& pd, std::vector<Mat> weights) {
+  std::unique_ptr<Layer> l = create_layer(type);
+  l->name = "conv7";
+  l->load_param(pd);
+  l->load_model(ModelBinFromMatArray(weights));
+  return l;
+}
+
+}  // namespace
+
+TEST(LayersConv, ConvolutionGeometryMatchesReference) {
+  uint32_t seed = 41000;
+  for (const Geometry& g : geometries())
+    for (const auto& ch : std::vector<std::pair<int, int>>{{3, 8}, {16, 17}, {24, 16}}) {
+      SCOPED_TRACE(geometry_name(g) + " " + std::to_string(ch.first) + "->" + std::to_string(ch.second));
+      const int weights = ch.first * ch.second * g.kw * g.kh;
+      LayerTester t("Convolution");
+      add_geometry(t, g);
+      t.param(0, ch.second).param(5, 1).param(6, weights);
+      t.weight(random_mat(weights, seed)).weight(random_mat(ch.second, seed + 1));
+      t.input(make_input(3, 13, 11, 1, ch.first, seed + 2)).test();
+      seed += 3;
+    }
+}
+
+TEST(LayersConv, DepthwiseGeometryMatchesReference) {
+  uint32_t seed = 42000;
+  for (const Geometry& g : geometries())
+    for (int channels : {1, 7, 16, 24, 48, 58}) {
+      SCOPED_TRACE(geometry_name(g) + " channels " + std::to_string(channels));
+      const int weights = channels * g.kw * g.kh;
+      LayerTester t("ConvolutionDepthWise");
+      add_geometry(t, g);
+      t.param(0, channels).param(5, 1).param(6, weights).param(7, channels);
+      t.weight(random_mat(weights, seed)).weight(random_mat(channels, seed + 1));
+      t.input(make_input(3, 15, 12, 1, channels, seed + 2)).test();
+      seed += 3;
+    }
+}
+
+TEST(LayersConv, GroupedMatchesReference) {
+  struct GroupCase {
+    int channels, num_output, group;
+  };
+  uint32_t seed = 43000;
+  for (const GroupCase& gc : {GroupCase{16, 32, 2}, GroupCase{20, 20, 4}, GroupCase{16, 16, 4}, GroupCase{6, 9, 3},
+                              GroupCase{8, 16, 8}, GroupCase{96, 64, 2}, GroupCase{32, 32, 16}, GroupCase{12, 8, 1}})
+    for (const Geometry& g : {geometries()[0], geometries()[3], geometries()[5], geometries()[7]}) {
+      SCOPED_TRACE(geometry_name(g) + " channels " + std::to_string(gc.channels) + " out " +
+                   std::to_string(gc.num_output) + " group " + std::to_string(gc.group));
+      const int weights = gc.num_output * (gc.channels / gc.group) * g.kw * g.kh;
+      LayerTester t("ConvolutionDepthWise");
+      add_geometry(t, g);
+      t.param(0, gc.num_output).param(5, 1).param(6, weights).param(7, gc.group).param(9, 1);
+      t.weight(random_mat(weights, seed)).weight(random_mat(gc.num_output, seed + 1));
+      t.input(make_input(3, 9, 8, 1, gc.channels, seed + 2)).test();
+      seed += 3;
+    }
+}
+
+TEST(LayersConv, ActivationsPadValueAndNoBias) {
+  const std::vector<std::pair<int, std::vector<float>>> acts = {
+      {0, {}}, {1, {}}, {2, {0.2f}}, {3, {-0.3f, 0.3f}}, {4, {}}, {5, {}}, {6, {0.2f, 0.5f}}};
+  uint32_t seed = 44000;
+  for (const auto& a : acts)
+    for (const char* type : {"Convolution", "ConvolutionDepthWise"})
+      for (float pad_value : {0.f, 0.6f}) {
+        SCOPED_TRACE(std::string(type) + " activation " + std::to_string(a.first) + " pad_value " +
+                     std::to_string(pad_value));
+        const bool dw = std::string(type) == "ConvolutionDepthWise";
+        const int channels = 24, weights = dw ? channels * 9 : channels * channels * 9;
+        LayerTester t(type);
+        add_geometry(t, geometries()[1]);
+        t.param(0, channels).param(5, 0).param(6, weights).param(9, a.first).param(18, pad_value);
+        if (dw) t.param(7, channels);
+        if (!a.second.empty()) t.param(10, a.second);
+        t.weight(random_mat(weights, seed)).input(make_input(3, 10, 9, 1, channels, seed + 1)).test();
+        seed += 2;
+      }
+}
+
+TEST(LayersConv, ConvolutionOneDimensionalInputIsInnerProduct) {
+  LayerTester t("Convolution");
+  t.param(0, 10).param(1, 1).param(5, 1).param(6, 10 * 32).param(9, 1);
+  t.weight(random_mat(10 * 32, 5u)).weight(random_mat(10, 6u)).input(random_mat(32, 7u)).test();
+}
+
+TEST(LayersConv, DynamicWeightsMatchReference) {
+  // ncnn's weight blob: (w = kw, h = kh, d = ic/group, c = num_output).
+  LayerTester conv("Convolution");
+  conv.param(0, 8).param(1, 3).param(4, 1).param(5, 1).param(19, 1).outputs(1);
+  conv.input(make_input(3, 9, 7, 1, 12, 1u)).input(random_mat4(3, 3, 12, 8, 2u)).input(random_mat(8, 3u)).test();
+
+  LayerTester dw("ConvolutionDepthWise");
+  dw.param(0, 16).param(1, 3).param(3, 2).param(4, 1).param(7, 16).param(19, 1);
+  dw.param(9, 2).param(10, std::vector<float>{0.1f});
+  dw.outputs(1).input(make_input(3, 11, 9, 1, 16, 4u)).input(random_mat4(3, 3, 1, 16, 5u)).test();
+
+  LayerTester grouped("ConvolutionDepthWise");
+  grouped.param(0, 12).param(1, 3).param(4, 1).param(5, 1).param(7, 2).param(19, 1).outputs(1);
+  grouped.input(make_input(3, 8, 8, 1, 8, 6u)).input(random_mat4(3, 3, 4, 12, 7u)).input(random_mat(12, 8u)).test();
+}
+
+TEST(LayersConv, RejectsBadParameters) {
+  auto load = [](const char* type, std::vector<std::pair<int, int>> params) {
+    std::unique_ptr<Layer> l = create_layer(type);
+    l->name = "dw3";
+    ParamDict pd;
+    for (auto& p : params) pd.set(p.first, p.second);
+    return error_of([&] { l->load_param(pd); });
+  };
+  const char* dw = "ConvolutionDepthWise";
+  EXPECT_NE(load(dw, {{0, 8}, {1, 3}, {6, 72}, {7, 3}})
+                .find("ConvolutionDepthWise dw3: num_output 8 is not divisible by group 3"),
+            std::string::npos);
+  EXPECT_NE(load(dw, {{0, 8}, {1, 3}, {6, 72}, {7, 0}}).find("group (7) must be positive"), std::string::npos);
+  EXPECT_NE(load(dw, {{0, 8}, {1, 3}, {6, 71}, {7, 8}}).find("weight_data_size 71"), std::string::npos);
+  EXPECT_NE(load(dw, {{0, 8}, {1, 3}, {7, 8}}).find("weight_data_size (6) must be positive"), std::string::npos);
+  EXPECT_NE(load(dw, {{0, 0}, {1, 3}, {6, 72}}).find("num_output"), std::string::npos);
+  EXPECT_NE(load(dw, {{0, 8}, {1, 3}, {6, 72}, {7, 8}, {3, 0}}).find("stride"), std::string::npos);
+  EXPECT_NE(load(dw, {{0, 8}, {1, 3}, {6, 72}, {7, 8}, {4, -1}}).find("pad -1"), std::string::npos);
+  EXPECT_NE(load(dw, {{0, 8}, {1, 3}, {6, 72}, {7, 8}, {9, 9}}).find("activation"), std::string::npos);
+}
+
+TEST(LayersConv, RejectsInt8AndBadInputs) {
+  ParamDict pd;
+  pd.set(0, 8);
+  pd.set(1, 3);
+  pd.set(6, 72);
+  pd.set(7, 8);
+  pd.set(8, 1);
+  std::unique_ptr<Layer> int8 =
+      loaded("ConvolutionDepthWise", pd, {random_mat(72, 1u), random_mat(8, 2u), random_mat(1, 3u)});
+  EXPECT_NE(error_of([&] { int8->create_pipeline(Option()); }).find("ConvolutionDepthWise conv7: int8"),
+            std::string::npos);
+  std::unique_ptr<Layer> int8_ref = create_reference_layer("ConvolutionDepthWise");
+  int8_ref->load_param(pd);
+  int8_ref->load_model(ModelBinFromMatArray({random_mat(72, 1u)}));
+  EXPECT_THROW(int8_ref->create_pipeline(Option()), Error);
+
+  pd.set(8, 0);
+  std::unique_ptr<Layer> l = loaded("ConvolutionDepthWise", pd, {random_mat(72, 1u)});
+  Mat out;
+  EXPECT_NE(error_of([&] { l->forward(random_mat(5, 5, 8, 1u), out, Option()); }).find("before create_pipeline"),
+            std::string::npos);
+  l->create_pipeline(Option());
+  EXPECT_NE(error_of([&] { l->forward(random_mat(5, 5, 6, 1u), out, Option()); }).find("input has 6 channels"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { l->forward(random_mat(25, 8, 1u), out, Option()); }).find("3-D input"), std::string::npos);
+  EXPECT_NE(error_of([&] { l->forward(random_mat(2, 2, 8, 1u), out, Option()); }).find("smaller than"),
+            std::string::npos);
+}
+
+}  // namespace test
+}  // namespace jitconv
