@@ -7,6 +7,7 @@
 #include "runtime/error.h"
 #include "runtime/layer_registry.h"
 #include "runtime/layers/convolution.h"
+#include "runtime/layers/convolution_depthwise.h"
 
 namespace jitconv {
 
@@ -103,10 +104,14 @@ void Net::load_graph(ParamGraph graph, const std::string& source) {
       }
       // Kernels for the hinted input size are generated at create_pipeline, not at the
       // first forward.
-      if (auto* conv = dynamic_cast<layers::Convolution*>(layer.get())) {
-        if (!layer->bottom_shapes.empty() && layer->bottom_shapes[0].dims == 3) {
-          conv->hint_w = layer->bottom_shapes[0].w;
-          conv->hint_h = layer->bottom_shapes[0].h;
+      if (!layer->bottom_shapes.empty() && layer->bottom_shapes[0].dims == 3) {
+        const Mat& in = layer->bottom_shapes[0];
+        if (auto* conv = dynamic_cast<layers::Convolution*>(layer.get())) {
+          conv->hint_w = in.w;
+          conv->hint_h = in.h;
+        } else if (auto* dw = dynamic_cast<layers::ConvolutionDepthWise*>(layer.get())) {
+          dw->hint_w = in.w;
+          dw->hint_h = in.h;
         }
       }
       layers_.push_back(std::move(layer));

@@ -1,6 +1,7 @@
 // Helpers for the Net suites: loading models with seeded weights, feeding seeded inputs,
 // running them and comparing whole-model outputs.
 #pragma once
+#include "reference/layer_ref_registry.h"
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -133,13 +134,9 @@ inline void expect_outputs_equal(const std::vector<Mat>& got, const std::vector<
 namespace jitconv {
 namespace test {
 
-// create_reference_layer, plus a scalar Convolution while reference/layers lacks one
-// (tests/net_reference_fallback.cpp).
-std::unique_ptr<Layer> create_reference_layer_for_tests(const std::string& type);
-
-// A reference executor with that creator, running on `threads` threads.
+// A reference executor (every layer through its scalar twin) on `threads` threads.
 inline void prepare_reference(Net& reference, int threads = 2) {
-  reference.set_layer_creator(create_reference_layer_for_tests, "no scalar reference for layer type");
+  reference.set_layer_creator(create_reference_layer, "no scalar reference for layer type");
   reference.opt.num_threads = threads;
 }
 
