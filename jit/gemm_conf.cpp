@@ -15,6 +15,7 @@ std::string GemmConf::name() const {
   if (last_chunk_lanes != vlen) os << "_lanes" << last_chunk_lanes;
   if (!explicit_bcast) os << "_eb";
   if (batch_reduce) os << "_br";
+  if (a_fp16) os << "_af16";
   if (bias) os << "_bias";
   if (residual) os << "_res";
   if (act.type != ActivationType::none) os << "_" << act.kernel_tag();

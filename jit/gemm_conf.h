@@ -2,6 +2,7 @@
 // convolutions, im2col convolutions, Winograd's batched multiplies and InnerProduct share.
 //
 //   A (weights) = [K][ur_oc][vlen]                          one chunk group, K-major
+//                 (fp32, or fp16 when a_fp16)
 //   B (input)   = [K / k_pack][pixel][k_pack]               element (k, n) at
 //                   b + (k / k_pack) * b_k_stride + n * b_pixel_stride + (k % k_pack) * 4
 //   C (output)  = [plane][pixel][out_pack]                  final results (elempack layout)
@@ -33,6 +34,9 @@ struct GemmConf {
   bool bias = false;
   bool residual = false;  // add a tensor laid out like C before the activation (out_pack == vlen)
   bool batch_reduce = false;  // A/B come as pointer lists
+  // A holds fp16 values (converted with vcvtph2ps as they are loaded): half the bytes for
+  // weight-streaming GEMVs (InnerProduct with fp16 weight storage, as ncnn's x86 does).
+  bool a_fp16 = false;
   Activation act;
 
   std::string name() const;

@@ -65,9 +65,15 @@ void GemmGenerator::emit_k_loop(int width) {
   test(reg_k_iter, reg_k_iter);
   jz(l_end, T_NEAR);
   L(l_k);
+  const int a_bytes = c.a_fp16 ? 2 : 4;
   for (int lane = 0; lane < c.k_pack; lane++) {
-    for (int oc = 0; oc < c.ur_oc; oc++)
-      vmovups(vreg(weight_reg(oc)), ptr[reg_a + (static_cast<long>(lane) * c.ur_oc + oc) * c.vlen * 4]);
+    for (int oc = 0; oc < c.ur_oc; oc++) {
+      const Address w = ptr[reg_a + (static_cast<long>(lane) * c.ur_oc + oc) * c.vlen * a_bytes];
+      if (c.a_fp16)
+        vcvtph2ps(vreg(weight_reg(oc)), w);
+      else
+        vmovups(vreg(weight_reg(oc)), w);
+    }
     for (int j = 0; j < width; j++) {
       const Address src = ptr[reg_b + j * c.b_pixel_stride + lane * 4];
       if (c.explicit_bcast) {
@@ -79,7 +85,7 @@ void GemmGenerator::emit_k_loop(int width) {
       }
     }
   }
-  add(reg_a, static_cast<long>(c.k_pack) * c.ur_oc * c.vlen * 4);
+  add(reg_a, static_cast<long>(c.k_pack) * c.ur_oc * c.vlen * a_bytes);
   add(reg_b, reg_b_kstride);
   dec(reg_k_iter);
   jnz(l_k, T_NEAR);

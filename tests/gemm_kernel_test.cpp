@@ -11,6 +11,7 @@
 #include "jit/gemm_conf.h"
 #include "jit/gemm_gen.h"
 #include "jit/kernel_registry.h"
+#include "runtime/packing.h"
 #include "tests/conv_tester.h"
 #include "tests/test_util.h"
 
@@ -38,6 +39,7 @@ class GemmKernelTester {
   GemmKernelTester& residual(bool r) { conf_.residual = r; return *this; }
   GemmKernelTester& act(const char* a) { conf_.act = Activation::parse(a); return *this; }
   GemmKernelTester& embedded_bcast() { conf_.explicit_bcast = false; return *this; }
+  GemmKernelTester& a_fp16() { conf_.a_fp16 = true; return *this; }
   GemmKernelTester& batch(int n) { batch_ = n; conf_.batch_reduce = n > 0; return *this; }
   // Run K in two calls: the first leaves partial sums, the second loads them and finishes.
   GemmKernelTester& split_k(bool s) { split_k_ = s; return *this; }
@@ -54,8 +56,16 @@ class GemmKernelTester {
     const int k = k_groups_ * c.k_pack;
     const long b_k_stride = static_cast<long>(n) * c.b_pixel_stride + 64;  // padding between k groups
     std::vector<std::vector<float>> a(batches), b(batches);
+    std::vector<std::vector<uint16_t>> a_half(batches);
     for (int i = 0; i < batches; i++) {
       a[i] = random_vector(static_cast<size_t>(k) * m, 10 + i);
+      if (c.a_fp16) {  // the kernel sees fp16 weights: the reference uses their exact values
+        a_half[i].resize(a[i].size());
+        for (size_t j = 0; j < a[i].size(); j++) {
+          a_half[i][j] = float32_to_float16(a[i][j]);
+          a[i][j] = float16_to_float32(a_half[i][j]);
+        }
+      }
       b[i] = random_vector(static_cast<size_t>(k_groups_) * b_k_stride / 4 + 64, 20 + i);
     }
     const std::vector<float> bias = random_vector(m, 30);
@@ -84,14 +94,15 @@ class GemmKernelTester {
         KernelRegistry::instance().get(c.name(), [c] { return std::make_unique<GemmGenerator>(c); });
     std::vector<const float*> a_list(batches), b_list(batches);
     for (int i = 0; i < batches; i++) {
-      a_list[i] = a[i].data();
+      a_list[i] = c.a_fp16 ? reinterpret_cast<const float*>(a_half[i].data()) : a[i].data();
       b_list[i] = b[i].data();
     }
     auto call = [&](int k_begin, int k_count, long flags) {
       GemmArgs args{};
       std::vector<const float*> a_off(batches), b_off(batches);
       for (int i = 0; i < batches; i++) {
-        a_off[i] = a_list[i] + static_cast<long>(k_begin) * c.k_pack * m;
+        a_off[i] = reinterpret_cast<const float*>(reinterpret_cast<const char*>(a_list[i]) +
+                                                  static_cast<long>(k_begin) * c.k_pack * m * (c.a_fp16 ? 2 : 4));
         b_off[i] = b_list[i] + k_begin * b_k_stride / 4;
       }
       args.a = c.batch_reduce ? reinterpret_cast<const float*>(a_off.data()) : a_off[0];
@@ -202,4 +213,14 @@ TEST(GemmKernel, BatchReduceAndSplitK) {
       GemmKernelTester().isa(isa).tile(2, 4).pixels(1, 2).k(4, groups).split_k(true).out_pack(4).last_lanes(4).test();
     }
   }
+}
+
+TEST(GemmKernel, HalfPrecisionWeights) {
+  // fp16 A panels (InnerProduct's weight storage): exact against the fp16 values, every
+  // sub-tile of a GEMV-shaped block and K splits.
+  for (Isa isa : jit_isas())
+    for (int ur = 1; ur <= (isa == Isa::avx512 ? 8 : 4); ur++) {
+      GemmKernelTester().isa(isa).tile(ur, 1).pixels(1, 0).k(16, 3).a_fp16().bias(true).test();
+      GemmKernelTester().isa(isa).tile(ur, 2).pixels(2, 1).k(8, 2).a_fp16().act("relu").split_k(true).test();
+    }
 }

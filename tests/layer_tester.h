@@ -56,6 +56,8 @@ class LayerTester {
   // a value that does not divide an input's channel count falls back to 1 for that input).
   LayerTester& elempacks(std::vector<int> packs) { elempacks_ = std::move(packs); return *this; }
   LayerTester& threads(int n) { threads_ = n; return *this; }
+  // Options for the optimized layer (num_threads comes from threads()).
+  LayerTester& options(const Option& opt) { options_ = opt; return *this; }
   // Number of top blobs the layer is built with (layer.tops) and asked for (the output
   // vector's size) in multi-blob forward; 0 (default) leaves both empty.
   LayerTester& outputs(int n) { outputs_ = n; return *this; }
@@ -97,7 +99,7 @@ class LayerTester {
 
   // load_param / load_model / create_pipeline / forward, the way the Net calls them.
   std::vector<Mat> run_layer(Layer& layer, const std::vector<Mat>& inputs, int threads) const {
-    Option opt;
+    Option opt = options_;
     opt.num_threads = threads;
     layer.name = type_ + "_under_test";
     for (int i = 0; i < outputs_; i++) layer.tops.push_back(i);
@@ -150,6 +152,7 @@ class LayerTester {
   float tolerance_ = 1e-5f;
   std::vector<int> elempacks_ = {1, 4, 8, 16};
   int threads_ = 2;
+  Option options_;
   int outputs_ = 0;
 };
 

@@ -2,6 +2,7 @@
 // fused activation, output counts around the 16-wide weight blocks.
 #include <gtest/gtest.h>
 
+#include "runtime/packing.h"
 #include "tests/layers_math_util.h"
 
 namespace jitconv {
@@ -12,6 +13,14 @@ struct Act {
   int type;
   std::vector<float> params;
 };
+
+// ncnn's default (and ours) stores InnerProduct weights as fp16 on F16C CPUs; these tests
+// compare fp32 weights exactly, HalfWeights below the fp16 form.
+Option fp32_weights() {
+  Option opt;
+  opt.use_fp16_storage = false;
+  return opt;
+}
 
 std::vector<Act> activations() {
   return {{0, {}}, {1, {}}, {2, {0.1f}}, {3, {-0.5f, 0.4f}}, {4, {}}, {5, {}}, {6, {0.2f, 0.5f}}};
@@ -27,6 +36,7 @@ TEST(MathInnerProduct, FlattenedInputsMatchReference) {
         const int num_input = s.w * s.h * s.d * s.c;
         SCOPED_TRACE(s.name() + " num_output " + std::to_string(num_output) + " bias " + std::to_string(bias));
         LayerTester t("InnerProduct");
+        t.options(fp32_weights());
         t.param(0, num_output).param(1, bias).param(2, num_output * num_input);
         t.weight(random_mat(num_output * num_input, seed++));
         if (bias) t.weight(random_mat(num_output, seed++));
@@ -40,7 +50,7 @@ TEST(MathInnerProduct, RowsFormMatchesReference) {
     for (int num_output : {5, 16, 33}) {
       SCOPED_TRACE("h " + std::to_string(h) + " num_output " + std::to_string(num_output));
       const int num_input = 19;
-      LayerTester("InnerProduct")
+      LayerTester("InnerProduct").options(fp32_weights())
           .param(0, num_output)
           .param(1, 1)
           .param(2, num_output * num_input)
@@ -57,6 +67,7 @@ TEST(MathInnerProduct, FusedActivationsMatchReference) {
   for (const Act& a : activations()) {
     SCOPED_TRACE("activation " + std::to_string(a.type));
     LayerTester t("InnerProduct");
+    t.options(fp32_weights());
     t.param(0, 24).param(1, 1).param(2, 24 * 80).param(9, a.type);
     if (!a.params.empty()) t.param(10, a.params);
     t.weight(random_mat(24 * 80, seed)).weight(random_mat(24, seed + 1)).input(make_input(3, 4, 4, 1, 5, seed + 2)).test();
@@ -66,7 +77,7 @@ TEST(MathInnerProduct, FusedActivationsMatchReference) {
 
 TEST(MathInnerProduct, LargeLayer) {
   // Long reductions: a tolerance of 1e-5 of the largest output still holds for 4096 terms.
-  LayerTester("InnerProduct")
+  LayerTester("InnerProduct").options(fp32_weights())
       .param(0, 100)
       .param(1, 1)
       .param(2, 100 * 4096)
@@ -102,6 +113,28 @@ TEST(MathInnerProduct, RejectsBadParamsAndInputs) {
   std::unique_ptr<Layer> short_weights = create_layer("InnerProduct");
   short_weights->load_param(pd);
   EXPECT_NE(error_of([&] { short_weights->load_model(ModelBinFromMatArray({random_mat(9, 1u)})); }), "");
+}
+
+TEST(MathInnerProduct, HalfWeightsMatchTheReferenceOnTheSameHalfValues) {
+  // With fp16 weight storage the layer must compute exactly what fp32 arithmetic on the
+  // fp16-rounded weights gives: feed the reference those rounded weights.
+  uint32_t seed = 19000;
+  for (int num_input : {7, 64, 300})
+    for (int num_output : {1, 17, 130}) {
+      SCOPED_TRACE("num_input " + std::to_string(num_input) + " num_output " + std::to_string(num_output));
+      Mat w = random_mat(num_output * num_input, seed++);
+      for (int i = 0; i < w.w; i++) w[i] = float16_to_float32(float32_to_float16(w[i]));
+      LayerTester("InnerProduct")
+          .param(0, num_output)
+          .param(1, 1)
+          .param(2, num_output * num_input)
+          .param(9, 1)
+          .weight(w)
+          .weight(random_mat(num_output, seed + 1))
+          .input(make_input(1, num_input, 1, 1, 1, seed + 2))
+          .test();
+      seed += 3;
+    }
 }
 
 }  // namespace

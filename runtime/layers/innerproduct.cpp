@@ -4,13 +4,16 @@
 // num_input values is multiplied row by row (output [num_output, h]); any other input is
 // flattened in (c, d, h, w) order.
 //
-// create_pipeline repacks W into blocks of 16 outputs ([blocks][num_input][16]) for the
-// per-ISA blocked kernel; this is the piece the JIT GEMM will replace.
+// With AVX2/AVX-512 the product runs on the JIT GEMM microkernel (runtime/innerproduct_gemm.h;
+// fp16 weights when opt.use_fp16_storage and F16C, as ncnn's x86 layer); without, on the
+// portable blocked kernel (innerproduct_simd.inl, W in blocks of 16 outputs).
 #include <algorithm>
 #include <memory>
 #include <vector>
 
 #include "runtime/activation.h"
+#include "runtime/cpu.h"
+#include "runtime/innerproduct_gemm.h"
 #include "runtime/layers/elementwise_kernels.h"
 #include "runtime/layers/innerproduct_kernels.h"
 #include "runtime/layers/math_util.h"
@@ -54,10 +57,19 @@ class InnerProduct final : public Layer {
   }
 
   // weight layout: [blocks][num_input][16]
-  void create_pipeline(const Option&) override {
+  void create_pipeline(const Option& opt) override {
     constexpr int B = kInnerProductBlock;
     if (weight_.empty()) {  // already packed (the originals are released below)
-      if (packed_weight_.empty()) fail(layer_label(*this), ": create_pipeline before load_model");
+      if (packed_weight_.empty() && !gemm_) fail(layer_label(*this), ": create_pipeline before load_model");
+      return;
+    }
+    const Isa isa = current_isa();
+    if (isa != Isa::scalar) {
+      gemm_ = std::make_unique<InnerProductGemm>(static_cast<const float*>(weight_.data),
+                                                 bias_term_ ? static_cast<const float*>(bias_.data) : nullptr,
+                                                 num_output_, num_input_, activation_, isa,
+                                                 opt.use_fp16_storage && cpu_info().f16c);
+      weight_.release();
       return;
     }
     blocks_ = (num_output_ + B - 1) / B;
@@ -72,11 +84,15 @@ class InnerProduct final : public Layer {
     weight_.release();  // the packed copy is all forward needs
   }
 
-  size_t weight_bytes() const override { return (packed_weight_.size() + packed_bias_.size()) * sizeof(float); }
+  size_t weight_bytes() const override {
+    return gemm_ ? gemm_->weight_bytes() : (packed_weight_.size() + packed_bias_.size()) * sizeof(float);
+  }
+  std::string describe() const override { return gemm_ ? gemm_->describe() : "portable blocked kernel"; }
+  void destroy_pipeline(const Option&) override { gemm_.reset(); }
 
   void forward(const Mat& bottom, Mat& top, const Option& opt) const override {
     check_fp32_blob(*this, bottom);
-    if (packed_weight_.empty()) fail(layer_label(*this), ": forward before create_pipeline");
+    if (packed_weight_.empty() && !gemm_) fail(layer_label(*this), ": forward before create_pipeline");
     const bool rows_mode = bottom.dims == 2 && bottom.w == num_input_;
     // Dense fp32 rows of num_input values: unpacked, channel padding removed.
     const Mat flat = rows_mode ? repack_workspace(bottom, 1, opt) : flatten(bottom, opt);
@@ -88,13 +104,18 @@ class InnerProduct final : public Layer {
       out.create(num_output_, rows, 4u, 1, bottom.elempack > 1 ? opt.workspace_allocator : opt.blob_allocator);
     else
       create_blob(out, 1, num_output_, 1, 1, 1, 1, opt.blob_allocator);
-    const InnerProductJob job{packed_weight_.data(), packed_bias_.data(), static_cast<const float*>(flat.data),
-                              static_cast<long>(num_input_), static_cast<float*>(out.data),
-                              static_cast<long>(num_output_), rows, num_input_, num_output_, blocks_,
-                              thread_count(opt, static_cast<size_t>(rows) * num_input_ * num_output_)};
-    JITCONV_SIMD_CALL(innerproduct_kernel, job);
+    if (gemm_) {  // bias and activation fused in the kernel
+      gemm_->forward(static_cast<const float*>(flat.data), num_input_, rows, static_cast<float*>(out.data), num_output_,
+                     opt);
+    } else {
+      const InnerProductJob job{packed_weight_.data(), packed_bias_.data(), static_cast<const float*>(flat.data),
+                                static_cast<long>(num_input_), static_cast<float*>(out.data),
+                                static_cast<long>(num_output_), rows, num_input_, num_output_, blocks_,
+                                thread_count(opt, static_cast<size_t>(rows) * num_input_ * num_output_)};
+      JITCONV_SIMD_CALL(innerproduct_kernel, job);
+    }
     UnaryOp act;
-    if (unary_from_activation(activation_, act)) {
+    if (!gemm_ && unary_from_activation(activation_, act)) {
       const FloatRows all{static_cast<float*>(out.data), 1, static_cast<long>(num_output_) * rows, 0};
       JITCONV_SIMD_CALL(unary_inplace, act, all, thread_count(opt, static_cast<size_t>(num_output_) * rows));
     }
@@ -133,6 +154,7 @@ class InnerProduct final : public Layer {
   Activation activation_;
   Mat weight_, bias_;
   std::vector<float> packed_weight_, packed_bias_;
+  std::unique_ptr<InnerProductGemm> gemm_;  // AVX2 / AVX-512
 };
 
 std::unique_ptr<Layer> make_InnerProduct() { return std::make_unique<InnerProduct>(); }

@@ -2,11 +2,14 @@
 // a 3-D blob. Params: 0 region_type (0 across channels: channels q - size/2 .. q + size/2;
 // 1 within channel: a size x size window, zero padded size/2 before), 1 local_size (5),
 // 2 alpha (1), 3 beta (0.75), 4 bias (1). n is local_size, or local_size^2 within a
-// channel. Elempack 1 only (LRN sits in old networks between unpacked layers).
+// channel. Across channels works on any elempack (AlexNet's LRNs sit between packed
+// convolutions and pools); within a channel takes elempack 1.
+#include <cstring>
 #include <memory>
 #include <vector>
 
 #include "runtime/layers/lrn_kernels.h"
+#include "runtime/packing.h"
 #include "runtime/layers/math_util.h"
 
 namespace jitconv {
@@ -17,6 +20,7 @@ class LRN final : public Layer {
   LRN() {
     one_blob_only = true;
     support_inplace = true;
+    support_packing = true;
   }
 
   void load_param(const ParamDict& pd) override {
@@ -34,7 +38,24 @@ class LRN final : public Layer {
   void forward_inplace(Mat& blob, const Option& opt) const override {
     check_fp32_blob(*this, blob);
     if (blob.dims != 3) fail(layer_label(*this), ": expects a 3-D input, got ", blob.dims, "-D");
-    if (blob.elempack != 1) fail(layer_label(*this), ": expects elempack 1, got ", blob.elempack);
+    if (region_type_ == 0) {
+      LrnAcrossJob job{static_cast<float*>(blob.data), static_cast<long>(blob.cstep) * blob.elempack, blob.c,
+                       blob.elempack, static_cast<long>(blob.w) * blob.h, local_size_, bias_,
+                       alpha_ / local_size_, beta_,
+                       thread_count(opt, static_cast<size_t>(blob.w) * blob.h * blob.c * blob.elempack * 8)};
+      JITCONV_SIMD_CALL(lrn_across_channels, job);
+      return;
+    }
+    if (blob.elempack != 1) {  // within a channel: unpacked
+      Mat plain = repack_workspace(blob, 1, opt);
+      forward_inplace(plain, opt);
+      Mat packed;
+      Option pack_opt = opt;
+      convert_packing(plain, packed, blob.elempack, pack_opt);
+      const size_t bytes = blob.total() * blob.elemsize;
+      std::memcpy(blob.data, packed.data, bytes);
+      return;
+    }
     const int w = blob.w, h = blob.h, c = blob.c;
     const long size = static_cast<long>(w) * h;
     Mat squares(w, h, c, 4u, 1, opt.workspace_allocator);
@@ -44,25 +65,6 @@ class LRN final : public Layer {
       const float* x = channel_ptr(blob, q);
       float* s = channel_ptr(squares, q);
       for (long i = 0; i < size; i++) s[i] = x[i] * x[i];
-    }
-
-    if (region_type_ == 0) {
-      const float alpha_div = alpha_ / local_size_;
-      const int half = local_size_ / 2;
-#pragma omp parallel num_threads(threads)
-      {
-        std::vector<float> sum(size);
-#pragma omp for
-        for (int q = 0; q < c; q++) {
-          std::fill(sum.begin(), sum.end(), 0.f);
-          for (int p = std::max(0, q - half); p <= std::min(c - 1, q + half); p++) {
-            const float* s = channel_ptr(squares, p);
-            for (long i = 0; i < size; i++) sum[i] += s[i];
-          }
-          JITCONV_SIMD_CALL(lrn_normalize, channel_ptr(blob, q), sum.data(), size, bias_, alpha_div, beta_);
-        }
-      }
-      return;
     }
 
     // Within channel: a separable box sum of the squares, zero outside the plane.
