@@ -38,20 +38,30 @@ InnerProductGemm::InnerProductGemm(const float* weights, const float* bias, int 
   group_bytes_ = k16_ * base.ur_oc * vlen_ * elem;
   weights_.create(static_cast<int>(group_bytes_ * groups / 4), static_cast<size_t>(4), 1);
   std::memset(weights_.data, 0, group_bytes_ * groups);
-  unsigned char* base_ptr = static_cast<unsigned char*>(weights_.data);
-  for (int o = 0; o < num_output; o++) {
-    const int chunk = o / vlen_, lane = o % vlen_;
-    const int g = chunk / base.ur_oc, c = chunk % base.ur_oc, here = kernels_->chunks_in(g);
-    unsigned char* gw = base_ptr + g * group_bytes_;
-    for (int k = 0; k < num_input; k++) {
-      const long index = (static_cast<long>(k) * here + c) * vlen_ + lane;
-      const float w = weights[static_cast<long>(o) * num_input + k];
-      if (fp16_weights) {
-        const uint16_t h = float32_to_float16(w);
-        std::memcpy(gw + index * 2, &h, 2);
-      } else {
-        std::memcpy(gw + index * 4, &w, 4);
+  // Per group: transpose into an fp32 panel, then store it (as fp16 through the
+  // vectorized F16C cast when asked).
+  const long panel_floats = k16_ * base.ur_oc * vlen_;
+  Mat panel(static_cast<int>(panel_floats));
+  Option cast_opt;
+  cast_opt.num_threads = 1;
+  for (int g = 0; g < groups; g++) {
+    panel.fill(0.f);
+    float* p = panel;
+    const int here = kernels_->chunks_in(g);
+    for (int c = 0; c < here; c++)
+      for (int lane = 0; lane < vlen_; lane++) {
+        const int o = (g * base.ur_oc + c) * vlen_ + lane;
+        if (o >= num_output) break;
+        const float* row = weights + static_cast<long>(o) * num_input;
+        for (int k = 0; k < num_input; k++) p[(static_cast<long>(k) * here + c) * vlen_ + lane] = row[k];
       }
+    unsigned char* dst = static_cast<unsigned char*>(weights_.data) + g * group_bytes_;
+    if (fp16_weights) {
+      Mat half;
+      cast_float32_to_float16(panel, half, cast_opt);
+      std::memcpy(dst, half.data, panel_floats * 2);
+    } else {
+      std::memcpy(dst, panel.data, panel_floats * 4);
     }
   }
   if (bias) {

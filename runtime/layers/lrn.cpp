@@ -38,7 +38,7 @@ class LRN final : public Layer {
   void forward_inplace(Mat& blob, const Option& opt) const override {
     check_fp32_blob(*this, blob);
     if (blob.dims != 3) fail(layer_label(*this), ": expects a 3-D input, got ", blob.dims, "-D");
-    if (region_type_ == 0) {
+    if (region_type_ == 0 && (blob.elempack == 1 || local_size_ / 2 <= blob.elempack)) {
       LrnAcrossJob job{static_cast<float*>(blob.data), static_cast<long>(blob.cstep) * blob.elempack, blob.c,
                        blob.elempack, static_cast<long>(blob.w) * blob.h, local_size_, bias_,
                        alpha_ / local_size_, beta_,
@@ -46,7 +46,7 @@ class LRN final : public Layer {
       JITCONV_SIMD_CALL(lrn_across_channels, job);
       return;
     }
-    if (blob.elempack != 1) {  // within a channel: unpacked
+    if (blob.elempack != 1) {  // within a channel, or a window wider than two packs: unpacked
       Mat plain = repack_workspace(blob, 1, opt);
       forward_inplace(plain, opt);
       Mat packed;
