@@ -46,6 +46,16 @@ constexpr WinogradRow kWinogradRows[] = {
     {1, 1 << 30, 64, 0, "winograd63"},
     {kAnyThreads, 1 << 30, 0, 0, "winograd43"},
 };
+// Inside a network whose weights outgrow the cache (Option::weights_cold) every layer's
+// weights stream from memory on each forward, and Winograd's alpha^2/9 larger weights
+// cost more than its multiplies save on small outputs. Measured with a 192 MB sweep
+// before each run (ms, direct / F23 / F43 / F63): 512@7 1.96/2.23/3.47/6.20,
+// 256@14 1.44/1.06/1.24/1.74, 128@28 1.35/0.91/0.68/0.78, 64@56 1.39/0.93/0.64/0.64.
+constexpr WinogradRow kWinogradRowsCold[] = {
+    {kAnyThreads, 7, 0, 256, "direct"},
+    {kAnyThreads, 14, 0, 256, "winograd23"},
+    {kAnyThreads, 1 << 30, 0, 0, "winograd43"},
+};
 
 bool winograd_enabled(const std::string& algo, const Option& opt) {
   if (!opt.use_winograd_convolution) return false;
@@ -108,14 +118,21 @@ PathChoice choose_conv_path(const ConvParams& p, Isa isa, const Option& opt, int
     int oh = 0, ow = 0;
     if (ih > 0 && iw > 0) p.output_size(ih, iw, oh, ow);
     const int out = std::min(oh, ow);
+    {
     const char* preferred = "winograd43";
+    const WinogradRow* rows = opt.weights_cold ? kWinogradRowsCold : kWinogradRows;
+    const size_t row_count = opt.weights_cold ? sizeof(kWinogradRowsCold) / sizeof(WinogradRow)
+                                              : sizeof(kWinogradRows) / sizeof(WinogradRow);
     if (out > 0)
-      for (const WinogradRow& row : kWinogradRows)
+      for (size_t r = 0; r < row_count; r++) {
+        const WinogradRow& row = rows[r];
         if (opt.num_threads <= row.max_threads && out <= row.max_output && std::min(p.ic, p.oc) >= row.min_channels_low &&
             std::max(p.ic, p.oc) >= row.min_channels_high) {
           preferred = row.algo;
           break;
         }
+      }
+    if (std::strcmp(preferred, "direct") == 0) goto not_winograd;
     // A disabled variant falls back 63 -> 43 -> 23 (and then to GEMM/direct).
     static const char* const kOrder[] = {"winograd63", "winograd43", "winograd23"};
     int start = 0;
@@ -127,7 +144,9 @@ PathChoice choose_conv_path(const ConvParams& p, Isa isa, const Option& opt, int
                       out > 0 ? "this output size" : "unknown shape (channels only)");
         return {kOrder[i], reason};
       }
+    }
   }
+not_winograd:
   const bool pointwise = p.kh == 1 && p.kw == 1;
   if (opt.use_sgemm_convolution && (pointwise || p.ic > kGemmMinChannelsKxK || p.oc > kGemmMinChannelsKxK))
     return {"gemm", pointwise ? "1x1: GEMM on the packed input (subsampled when strided)" : "GEMM (channels)"};

@@ -31,6 +31,10 @@ struct Option {
   // jitconv: time each applicable convolution path at create_pipeline and keep the
   // fastest (also JITCONV_AUTOTUNE=1). Off by default: ncnn-style table choice.
   bool use_autotune = false;
+  // jitconv: the weights will not stay in cache between forwards (a network larger than
+  // the cache), so convolution paths are chosen for weights streaming from memory. The
+  // Net sets it from the model's size (runtime/net.cpp); false for single layers.
+  bool weights_cold = false;
 };
 
 }  // namespace jitconv

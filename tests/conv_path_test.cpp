@@ -64,6 +64,13 @@ TEST(ConvPath, FollowsTheTable) {
   EXPECT_EQ(choose_conv_path(params(128, 128, 3), isa, opt, 28, 28).algo, "winograd63");
   EXPECT_EQ(choose_conv_path(params(32, 128, 3), isa, opt, 28, 28).algo, "winograd43");
   EXPECT_EQ(choose_conv_path(params(128, 128, 3), isa, opt).algo, "winograd43");  // shape unknown
+  // Weights streaming from memory (a large network): the measured cold table.
+  Option cold = opt;
+  cold.weights_cold = true;
+  EXPECT_EQ(choose_conv_path(params(512, 512, 3), isa, cold, 7, 7).algo, "direct");
+  EXPECT_EQ(choose_conv_path(params(256, 256, 3), isa, cold, 14, 14).algo, "winograd23");
+  EXPECT_EQ(choose_conv_path(params(128, 128, 3), isa, cold, 28, 28).algo, "winograd43");
+  EXPECT_EQ(choose_conv_path(params(64, 64, 3), isa, cold, 56, 56).algo, "winograd43");
   Option two = opt;
   two.num_threads = 2;
   EXPECT_EQ(choose_conv_path(params(128, 128, 3), isa, two, 28, 28).algo, "winograd43");
