@@ -16,6 +16,7 @@ std::string ConvDirectConf::name() const {
   if (last_chunk_lanes != vlen) os << "_lanes" << last_chunk_lanes;
   if (!explicit_bcast) os << "_eb";
   if (bias) os << "_bias";
+  if (residual) os << "_res";
   if (act.type != ActivationType::none) os << "_" << act.kernel_tag();
   return os.str();
 }
@@ -121,6 +122,8 @@ ConvDirectConf init_conv_direct_conf(Isa isa, const ConvDirectProblem& p, int ch
   c.ur_oc = chunks_in_group;
   c.last_chunk_lanes = lanes_in_last_chunk;
   c.bias = p.bias;
+  c.residual = p.residual;
+  if (c.residual && c.out_pack != c.vlen) fail("a fused residual needs output elempack ", c.vlen, ", got ", c.out_pack);
   c.act = p.act;
   const Blocking b = best_row_blocking(isa, c.ur_oc, p, p.ow);
   c.ur_w = b.ur_w;

@@ -41,6 +41,9 @@ struct ConvDirectConf {
   bool explicit_bcast = true;
 
   bool bias = false;
+  // Add the residual (laid out like dst, at dst + args.residual_offset) before the
+  // activation; needs out_pack == vlen.
+  bool residual = false;
   Activation act;
 
   // e.g. conv_direct_avx512_k3x3_s1_d1x1_p16to16_iw56ow56pl1_ic4_ur7x4_bias_relu
@@ -53,6 +56,7 @@ struct ConvDirectProblem {
   int kh = 1, kw = 1, sw = 1, dh = 1, dw = 1, pad_left = 0;
   int in_pack = 1, out_pack = 1;
   bool bias = false;
+  bool residual = false;
   Activation act;
 };
 
@@ -82,6 +86,7 @@ struct ConvDirectArgs {
   long src_channel_stride;  // bytes between packed input channels (cstep * in_pack * 4)
   long dst_channel_stride;  // bytes between packed output channels (cstep * out_pack * 4)
   long src_row_stride;      // bytes between input rows (iw * in_pack * 4)
+  long residual_offset;     // residual: bytes from dst to the matching residual element
 };
 
 using ConvDirectKernelFn = void (*)(const ConvDirectArgs*);

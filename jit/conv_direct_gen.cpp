@@ -125,6 +125,16 @@ void ConvDirectGenerator::emit_reduction(const Block& block) {
 void ConvDirectGenerator::emit_epilogue(int width) {
   const ConvDirectConf& c = conf_;
   std::vector<int> temps = free_vregs(width);
+  if (c.residual) {  // out_pack == vlen: chunk oc of pixel j is one vector of its plane
+    const Reg64 reg_res = reg_ic_src, reg_res_plane_stride = reg_ic_w;  // idle after the reduction
+    mov(reg_res, ptr[reg_args + offsetof(ConvDirectArgs, residual_offset)]);
+    add(reg_res, reg_block_dst);
+    mov(reg_res_plane_stride, ptr[reg_args + offsetof(ConvDirectArgs, dst_channel_stride)]);
+    for (int oc = 0; oc < c.ur_oc; oc++) {
+      for (int j = 0; j < width; j++) vaddps(vreg(acc(oc, j)), vreg(acc(oc, j)), ptr[reg_res + j * c.vlen * 4]);
+      if (oc + 1 < c.ur_oc) add(reg_res, reg_res_plane_stride);
+    }
+  }
   if (c.act.type != ActivationType::none) {
     std::vector<int> live;
     for (int oc = 0; oc < c.ur_oc; oc++)

@@ -1,7 +1,7 @@
 // Generated Winograd transforms (F(2,3), F(4,3), F(6,3)) for one channel pack (a vector
 // of vlen channels) over a run of tiles. The input kernel turns alpha x alpha input
 // patches into the GEMM's B panels; the output kernel turns the GEMM's per-position
-// results back into m x m output tiles with bias and the fused activation.
+// results back into m x m output tiles with bias, a fused residual and the activation.
 //
 //   input:  src  patch rows at src_row_stride, tiles every src_tile_step bytes
 //           dst  position p of tile k at dst + p * dst_panel_stride + k * dst_tile_step
@@ -21,6 +21,7 @@ struct WinogradTransformConf {
   int m = 4;           // output tile: 2, 4 or 6
   bool input = true;   // input transform (else output)
   bool bias = false;   // output only
+  bool residual = false;  // output only: add the residual at dst + residual_offset before the activation
   Activation act;      // output only
 
   std::string name() const;
@@ -35,6 +36,7 @@ struct WinogradTransformArgs {
   long dst_stride;    // input: panel stride; output: row stride (bytes)
   long src_tile_step;
   long dst_tile_step;
+  long residual_offset;  // output with residual: bytes from a dst pixel to its residual
 };
 
 using WinogradTransformFn = void (*)(const WinogradTransformArgs*);

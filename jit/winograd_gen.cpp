@@ -14,6 +14,7 @@ std::string WinogradTransformConf::name() const {
   std::ostringstream os;
   os << "winograd_" << (input ? "input" : "output") << "_" << isa_name(isa) << "_f" << m << "x3";
   if (bias) os << "_bias";
+  if (residual) os << "_res";
   if (act.type != ActivationType::none) os << "_" << act.kernel_tag();
   return os.str();
 }
@@ -22,6 +23,8 @@ WinogradTransformGenerator::WinogradTransformGenerator(const WinogradTransformCo
     : conf_(conf), activation_(*this, conf.isa, conf.act) {
   if (conf.m != 2 && conf.m != 4 && conf.m != 6) fail("Winograd transform: m must be 2, 4 or 6");
   if (conf.isa == Isa::scalar) fail("Winograd transform kernels need AVX2 or AVX-512");
+  if (conf.input && (conf.bias || conf.residual || conf.act.type != ActivationType::none))
+    fail(conf.name(), ": bias, residual and activation belong to the output transform");
 }
 
 Xmm WinogradTransformGenerator::vec(int index) const {
@@ -48,6 +51,7 @@ void WinogradTransformGenerator::load(int reg, const Lane& from) { vmovups(vec(r
 void WinogradTransformGenerator::store(const Lane& to, int reg, bool finish) {
   if (finish) {
     if (conf_.bias) vaddps(vec(reg), vec(reg), vec(bias_reg_));
+    if (conf_.residual) vaddps(vec(reg), vec(reg), ptr[to.base + reg_residual + to.offset]);
     if (conf_.act.type != ActivationType::none) {
       const int need = ActivationEmitter::temps_needed(conf_.isa, conf_.act);
       std::vector<int> temps;
@@ -290,7 +294,9 @@ void WinogradTransformGenerator::generate() {
       for (int k = 0; k < c.m; k++) out.push_back(Lane{rsp, static_cast<long>(i * c.m + k) * vbytes});
       output_1d(in, out, false);
     }
-    // Pass 2: each tmp column k -> output column k, rows 0..m-1 (bias, activation).
+    // Pass 2: each tmp column k -> output column k, rows 0..m-1 (bias, residual,
+    // activation). Pass 2 walks m <= 6 rows, so the last walking register is free.
+    if (c.residual) mov(reg_residual, ptr[reg_args + offsetof(WinogradTransformArgs, residual_offset)]);
     spread(reg_dst, reg_dst_stride, c.m);
     for (int k = 0; k < c.m; k++) {
       std::vector<Lane> in, out;

@@ -53,6 +53,7 @@ class WinogradTransformGenerator : public JitGenerator {
   const Xbyak::Reg64 reg_dst_stride = r12;
   const Xbyak::Reg64 reg_row = r13;   // walking pointer along strided rows / panels
   const Xbyak::Reg64 reg_tmp = rsp;   // the column buffer lives on the stack
+  const Xbyak::Reg64 reg_residual = rsi;  // output pass 2: residual_offset (walk[7] otherwise)
 };
 
 }  // namespace jitconv

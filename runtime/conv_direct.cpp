@@ -12,7 +12,8 @@ namespace jitconv {
 
 ConvDirect::ConvDirect(const ConvParams& params, const float* weights, const float* bias, Isa isa, int in_pack,
                        int out_pack, const Tuning& tuning)
-    : params_(params), isa_(isa), vlen_(isa_lanes(isa)), in_pack_(in_pack), out_pack_(out_pack) {
+    : params_(params), isa_(isa), vlen_(isa_lanes(isa)), in_pack_(in_pack), out_pack_(out_pack),
+      residual_(params.residual && out_pack == isa_lanes(isa)) {
   if (isa == Isa::scalar) fail("direct JIT convolution needs AVX2 or AVX-512");
   if (params.ic % in_pack != 0) fail("ic ", params.ic, " is not divisible by input elempack ", in_pack);
   if (params.oc % out_pack != 0) fail("oc ", params.oc, " is not divisible by output elempack ", out_pack);
@@ -80,6 +81,7 @@ const ConvDirect::Kernels& ConvDirect::kernels_for(int ih, int iw, const ConvPad
   p.in_pack = in_pack_;
   p.out_pack = out_pack_;
   p.bias = params_.bias;
+  p.residual = residual_;
   p.act = params_.act;
   Kernels k;
   const int last_chunks = chunks_ - (groups_ - 1) * ur_oc_;
@@ -99,7 +101,17 @@ const ConvDirect::Kernels& ConvDirect::kernels_for(int ih, int iw, const ConvPad
 
 void ConvDirect::prepare(int ih, int iw) { kernels_for(ih, iw, params_.pads_for(ih, iw)); }
 
-void ConvDirect::forward(const Mat& bottom_in, Mat& top, const Option& opt) const {
+void ConvDirect::forward(const Mat& bottom, Mat& top, const Option& opt) const {
+  if (residual_) fail("direct convolution built for a residual input: call forward_residual");
+  run(bottom, nullptr, top, opt);
+}
+
+void ConvDirect::forward_residual(const Mat& bottom, const Mat& residual, Mat& top, const Option& opt) const {
+  if (!residual_) ConvImpl::forward_residual(bottom, residual, top, opt);
+  run(bottom, &residual, top, opt);
+}
+
+void ConvDirect::run(const Mat& bottom_in, const Mat* residual, Mat& top, const Option& opt) const {
   if (bottom_in.dims != 3) fail("direct convolution expects a 3-D input, got dims ", bottom_in.dims);
   if (bottom_in.elempack != in_pack_ || bottom_in.c * bottom_in.elempack != params_.ic)
     fail("direct convolution expects ", params_.ic, " channels packed by ", in_pack_, ", got ",
@@ -118,6 +130,7 @@ void ConvDirect::forward(const Mat& bottom_in, Mat& top, const Option& opt) cons
   const int ih = bottom.h, iw = bottom.w;
   const Kernels& k = kernels_for(ih, iw, pads);
   top.create(ow, oh, params_.oc / out_pack_, static_cast<size_t>(out_pack_) * 4, out_pack_, opt.blob_allocator);
+  const long residual_offset = residual ? residual_byte_offset(*residual, top) : 0;
 
   const long src_cstride = static_cast<long>(bottom.cstep) * in_pack_ * 4;
   const long dst_cstride = static_cast<long>(top.cstep) * out_pack_ * 4;
@@ -153,6 +166,7 @@ void ConvDirect::forward(const Mat& bottom_in, Mat& top, const Option& opt) cons
     args.src_channel_stride = src_cstride;
     args.dst_channel_stride = dst_cstride;
     args.src_row_stride = src_row;
+    args.residual_offset = residual_offset;
     if (last)
       k.last->entry<ConvDirectKernelFn>()(&args);
     else

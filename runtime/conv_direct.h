@@ -30,6 +30,9 @@ class ConvDirect final : public ConvImpl {
   int out_elempack() const override { return out_pack_; }
   void prepare(int ih, int iw) override;
   void forward(const Mat& bottom, Mat& top, const Option& opt) const override;
+  // The residual is added in the kernels' epilogue when the output is packed by vlen.
+  bool fuses_residual() const override { return residual_; }
+  void forward_residual(const Mat& bottom, const Mat& residual, Mat& top, const Option& opt) const override;
   std::string name() const override { return "direct"; }
   std::string describe() const override;
   size_t weight_bytes() const override { return weights_.bytes() + bias_.bytes(); }
@@ -40,12 +43,14 @@ class ConvDirect final : public ConvImpl {
     JitKernelPtr main, last;  // last: the final chunk group when it differs from the rest
   };
   const Kernels& kernels_for(int ih, int iw, const ConvPads& pads) const;
+  void run(const Mat& bottom, const Mat* residual, Mat& top, const Option& opt) const;
 
   ConvParams params_;
   Isa isa_;
   int vlen_;
   int in_pack_, out_pack_;
   int ur_oc_;
+  bool residual_;    // kernels add a residual input (params.residual and out_pack == vlen)
   int chunks_;       // ceil(oc / vlen)
   int groups_;       // ceil(chunks / ur_oc)
   long group_floats_;  // weights per full group

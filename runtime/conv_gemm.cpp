@@ -21,7 +21,8 @@ constexpr long kPanelPixels = 256;  // pixels per task: panels of a few hundred 
 
 ConvGemm::ConvGemm(const ConvParams& params, const float* weights, const float* bias, Isa isa, int in_pack,
                    int out_pack, const std::string& form_name)
-    : params_(params), isa_(isa), vlen_(isa_lanes(isa)), in_pack_(in_pack), out_pack_(out_pack) {
+    : params_(params), isa_(isa), vlen_(isa_lanes(isa)), in_pack_(in_pack), out_pack_(out_pack),
+      residual_(params.residual && out_pack == isa_lanes(isa)) {
   if (isa == Isa::scalar) fail("GEMM convolution needs AVX2 or AVX-512");
   if (params.ic % in_pack != 0 || params.oc % out_pack != 0 || out_pack > vlen_)
     fail("GEMM convolution: bad elempacks ", in_pack, "->", out_pack, " for ", params.to_string());
@@ -97,6 +98,7 @@ ConvGemm::ConvGemm(const ConvParams& params, const float* weights, const float* 
   base.out_pack = out_pack_;
   base.explicit_bcast = blocking_.explicit_bcast;
   base.bias = params_.bias;
+  base.residual = residual_;
   base.act = params_.act;
   base.batch_reduce = form_ == Form::brgemm;
   kernels_ = std::make_unique<GemmKernelCache>(base, params_.oc);
@@ -118,7 +120,7 @@ void ConvGemm::prepare(int ih, int iw) {
 }
 
 void ConvGemm::run_pixels(const float* b, long b_k_stride, int pixels, float* c, long c_plane_stride, float* acc,
-                          int group_begin, int group_end) const {
+                          int group_begin, int group_end, long residual_offset) const {
   const long k_blocks = (k_total_ + k_block_ - 1) / k_block_;
   const long planes_per_group = static_cast<long>(blocking_.ur_oc) * vlen_ / out_pack_;
   for (int g = group_begin; g < group_end; g++) {
@@ -133,6 +135,10 @@ void ConvGemm::run_pixels(const float* b, long b_k_stride, int pixels, float* c,
       args.c = reinterpret_cast<float*>(reinterpret_cast<char*>(c) + g * planes_per_group * c_plane_stride);
       args.acc = acc;
       args.bias = params_.bias ? static_cast<const float*>(bias_) + static_cast<long>(g) * blocking_.ur_oc * vlen_ : nullptr;
+      if (residual_) {
+        args.residual = reinterpret_cast<const float*>(reinterpret_cast<const char*>(args.c) + residual_offset);
+        args.residual_plane_stride = c_plane_stride;
+      }
       args.k_groups = k_here / k_pack_;
       args.n_blocks = pixels / blocking_.nr;
       args.b_k_stride = b_k_stride;
@@ -144,7 +150,7 @@ void ConvGemm::run_pixels(const float* b, long b_k_stride, int pixels, float* c,
   }
 }
 
-void ConvGemm::forward_pointwise(const Mat& bottom, Mat& top, const Option& opt) const {
+void ConvGemm::forward_pointwise(const Mat& bottom, Mat& top, long residual_offset, const Option& opt) const {
   const long pixels = static_cast<long>(bottom.w) * bottom.h;
   const long ranges = (pixels + kPanelPixels - 1) / kPanelPixels;
   const long c_plane_stride = static_cast<long>(top.cstep) * out_pack_ * 4;
@@ -163,11 +169,12 @@ void ConvGemm::forward_pointwise(const Mat& bottom, Mat& top, const Option& opt)
     float* acc_buf = blocked_k ? static_cast<float*>(acc.data) + acc_floats * omp_get_thread_num() : nullptr;
     const float* b = static_cast<const float*>(bottom.data) + p0 * in_pack_;
     float* c = static_cast<float*>(top.data) + p0 * out_pack_;
-    run_pixels(b, b_k_stride, n, c, c_plane_stride, acc_buf, g, g + 1);
+    run_pixels(b, b_k_stride, n, c, c_plane_stride, acc_buf, g, g + 1, residual_offset);
   }
 }
 
-void ConvGemm::forward_panels(const Mat& bottom, Mat& top, const ConvPads& pads, const Option& opt) const {
+void ConvGemm::forward_panels(const Mat& bottom, Mat& top, const ConvPads& pads, long residual_offset,
+                              const Option& opt) const {
   const ConvParams& p = params_;
   const int oh = top.h, ow = top.w;
   const long pixels = static_cast<long>(oh) * ow;
@@ -211,11 +218,12 @@ void ConvGemm::forward_panels(const Mat& bottom, Mat& top, const ConvPads& pads,
     job.panel = panel;
     JITCONV_SIMD_CALL_ISA(isa_, build_conv_panel, job);
     float* c = static_cast<float*>(top.data) + p0 * out_pack_;
-    run_pixels(panel, b_k_stride, n, c, c_plane_stride, acc, 0, groups_);
+    run_pixels(panel, b_k_stride, n, c, c_plane_stride, acc, 0, groups_, residual_offset);
   }
 }
 
-void ConvGemm::forward_brgemm(const Mat& bottom, Mat& top, const ConvPads& pads, const Option& opt) const {
+void ConvGemm::forward_brgemm(const Mat& bottom, Mat& top, const ConvPads& pads, long residual_offset,
+                              const Option& opt) const {
   const ConvParams& p = params_;
   Mat padded = bottom;
   if (pads.any()) {
@@ -247,6 +255,10 @@ void ConvGemm::forward_brgemm(const Mat& bottom, Mat& top, const ConvPads& pads,
     args.c = reinterpret_cast<float*>(static_cast<char*>(top.data) + g * planes_per_group * c_plane_stride +
                                       static_cast<long>(oy) * ow * out_pack_ * 4);
     args.bias = p.bias ? static_cast<const float*>(bias_) + static_cast<long>(g) * blocking_.ur_oc * vlen_ : nullptr;
+    if (residual_) {
+      args.residual = reinterpret_cast<const float*>(reinterpret_cast<const char*>(args.c) + residual_offset);
+      args.residual_plane_stride = c_plane_stride;
+    }
     args.k_groups = p.ic / in_pack_;
     args.n_blocks = ow / blocking_.nr;
     args.b_k_stride = b_k_stride;
@@ -258,17 +270,28 @@ void ConvGemm::forward_brgemm(const Mat& bottom, Mat& top, const ConvPads& pads,
 }
 
 void ConvGemm::forward(const Mat& bottom, Mat& top, const Option& opt) const {
+  if (residual_) fail("GEMM convolution built for a residual input: call forward_residual");
+  run(bottom, nullptr, top, opt);
+}
+
+void ConvGemm::forward_residual(const Mat& bottom, const Mat& residual, Mat& top, const Option& opt) const {
+  if (!residual_) ConvImpl::forward_residual(bottom, residual, top, opt);
+  run(bottom, &residual, top, opt);
+}
+
+void ConvGemm::run(const Mat& bottom, const Mat* residual, Mat& top, const Option& opt) const {
   if (bottom.dims != 3 || bottom.elempack != in_pack_ || bottom.c * bottom.elempack != params_.ic)
     fail("GEMM convolution expects ", params_.ic, " channels packed by ", in_pack_);
   int oh, ow;
   params_.output_size(bottom.h, bottom.w, oh, ow);
   const ConvPads pads = params_.pads_for(bottom.h, bottom.w);
   top.create(ow, oh, params_.oc / out_pack_, static_cast<size_t>(out_pack_) * 4, out_pack_, opt.blob_allocator);
+  const long residual_offset = residual ? residual_byte_offset(*residual, top) : 0;
   switch (form_) {
-    case Form::pointwise: forward_pointwise(bottom, top, opt); break;
+    case Form::pointwise: forward_pointwise(bottom, top, residual_offset, opt); break;
     case Form::subsample:
-    case Form::im2col: forward_panels(bottom, top, pads, opt); break;
-    case Form::brgemm: forward_brgemm(bottom, top, pads, opt); break;
+    case Form::im2col: forward_panels(bottom, top, pads, residual_offset, opt); break;
+    case Form::brgemm: forward_brgemm(bottom, top, pads, residual_offset, opt); break;
   }
 }
 

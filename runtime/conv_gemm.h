@@ -29,24 +29,30 @@ class ConvGemm final : public ConvImpl {
   int out_elempack() const override { return out_pack_; }
   void prepare(int ih, int iw) override;
   void forward(const Mat& bottom, Mat& top, const Option& opt) const override;
+  // The residual is added in the kernels' epilogue when the output is packed by vlen.
+  bool fuses_residual() const override { return residual_; }
+  void forward_residual(const Mat& bottom, const Mat& residual, Mat& top, const Option& opt) const override;
   std::string name() const override { return "gemm"; }
   std::string describe() const override;
   size_t weight_bytes() const override { return weights_.bytes() + bias_.bytes(); }
   Form form() const { return form_; }
 
  private:
-  void forward_pointwise(const Mat& bottom, Mat& top, const Option& opt) const;
-  void forward_panels(const Mat& bottom, Mat& top, const ConvPads& pads, const Option& opt) const;
-  void forward_brgemm(const Mat& bottom, Mat& top, const ConvPads& pads, const Option& opt) const;
+  // residual_offset: bytes from an output element to its residual (fused residual only).
+  void run(const Mat& bottom, const Mat* residual, Mat& top, const Option& opt) const;
+  void forward_pointwise(const Mat& bottom, Mat& top, long residual_offset, const Option& opt) const;
+  void forward_panels(const Mat& bottom, Mat& top, const ConvPads& pads, long residual_offset, const Option& opt) const;
+  void forward_brgemm(const Mat& bottom, Mat& top, const ConvPads& pads, long residual_offset, const Option& opt) const;
   // Runs all chunk groups x K blocks over `pixels` pixels of B (panel or input).
   void run_pixels(const float* b, long b_k_stride, int pixels, float* c, long c_plane_stride, float* acc,
-                  int group_begin, int group_end) const;
+                  int group_begin, int group_end, long residual_offset) const;
 
   ConvParams params_;
   Isa isa_;
   int vlen_;
   int in_pack_, out_pack_;
   Form form_;
+  bool residual_;  // kernels add a residual input (params.residual and out_pack == vlen)
   GemmBlocking blocking_;
   int chunks_, groups_;
   int k_pack_;       // B's k packing (in_pack for pointwise/subsample/brgemm, 16 for im2col)

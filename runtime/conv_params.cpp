@@ -48,6 +48,7 @@ std::string ConvParams::to_string() const {
   os << "ic" << ic << " oc" << oc << " k" << kh << "x" << kw << " s" << sh << "x" << sw << " d" << dh << "x" << dw
      << " pad " << pad_top << "," << pad_left << "," << pad_bottom << "," << pad_right;
   if (bias) os << " bias";
+  if (residual) os << " residual";
   if (act.type != ActivationType::none) os << " " << act.to_string();
   return os.str();
 }

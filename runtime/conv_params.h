@@ -23,6 +23,9 @@ struct ConvParams {
   int pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
   float pad_value = 0.f;
   bool bias = false;
+  // Residual fusion (Convolution followed by an Eltwise sum): a second input laid out like
+  // the output is added before the activation, act(conv(x) + bias + residual).
+  bool residual = false;
   Activation act;
 
   int extent_h() const { return (kh - 1) * dh + 1; }

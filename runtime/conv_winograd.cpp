@@ -72,6 +72,7 @@ ConvWinograd::ConvWinograd(const ConvParams& params, const float* weights, const
   WinogradTransformConf out_conf = in_conf;
   out_conf.input = false;
   out_conf.bias = params.bias;
+  out_conf.residual = params.residual;
   out_conf.act = params.act;
   for (const WinogradTransformConf& conf : {in_conf, out_conf}) {
     JitKernelPtr k = KernelRegistry::instance().get(
@@ -145,7 +146,7 @@ void ConvWinograd::input_block(const Mat& bottom, const ConvPads& pads, int tile
 }
 
 void ConvWinograd::output_block(const float* mbuf, int tiles_w, long tile_begin, int count, int chunk_begin,
-                                int chunk_end, Mat& top) const {
+                                int chunk_end, const Mat* residual, Mat& top) const {
   const int m = m_;
   const long vbytes = vlen_ * 4L;
   const WinogradTransformFn fn = output_kernel_->entry<WinogradTransformFn>();
@@ -153,7 +154,11 @@ void ConvWinograd::output_block(const float* mbuf, int tiles_w, long tile_begin,
   args.src_stride = m_panel(count) * 4;
   args.src_tile_step = vbytes;
   float scratch[6 * 6 * 16];
+  float residual_scratch[6 * 6 * 16];  // an edge tile's residual, laid out like scratch
   const long plane = static_cast<long>(top.cstep) * out_pack_;
+  const long residual_offset = residual ? residual_byte_offset(*residual, top) : 0;
+  const long scratch_residual_offset =
+      reinterpret_cast<const char*>(residual_scratch) - reinterpret_cast<const char*>(scratch);
   for (int c = chunk_begin; c < chunk_end; c++) {
     args.bias = params_.bias ? static_cast<const float*>(bias_.data) + c * vlen_ : nullptr;
     for (int t = 0; t < count;) {
@@ -168,18 +173,31 @@ void ConvWinograd::output_block(const float* mbuf, int tiles_w, long tile_begin,
         args.dst_stride = top.w * vbytes;
         args.dst_tile_step = m * vbytes;
         args.count = run;
+        args.residual_offset = residual_offset;
         fn(&args);
         t += run;
         continue;
       }
       // Edge tile or narrower output packing: through a scratch tile.
+      const int rows = std::min(m, top.h - oy0), cols = std::min(m, top.w - ox0);
+      const int c0 = c * vlen_, valid = std::min(vlen_, params_.oc - c0);
+      if (residual) {
+        std::fill(residual_scratch, residual_scratch + m * m * vlen_, 0.f);
+        for (int i = 0; i < rows; i++)
+          for (int j = 0; j < cols; j++) {
+            const long pixel = static_cast<long>(oy0 + i) * top.w + ox0 + j;
+            float* lanes = residual_scratch + (i * m + j) * vlen_;
+            for (int l = 0; l < valid; l += out_pack_)
+              memcpy(lanes + l, static_cast<const float*>(residual->data) + ((c0 + l) / out_pack_) * plane + pixel * out_pack_,
+                     sizeof(float) * out_pack_);
+          }
+      }
       args.dst = scratch;
       args.dst_stride = m * vbytes;
       args.dst_tile_step = 0;
       args.count = 1;
+      args.residual_offset = scratch_residual_offset;
       fn(&args);
-      const int rows = std::min(m, top.h - oy0), cols = std::min(m, top.w - ox0);
-      const int c0 = c * vlen_, valid = std::min(vlen_, params_.oc - c0);
       for (int i = 0; i < rows; i++)
         for (int j = 0; j < cols; j++) {
           const long pixel = static_cast<long>(oy0 + i) * top.w + ox0 + j;
@@ -265,13 +283,24 @@ void ConvWinograd::prepare(int ih, int iw) {
   }
 }
 
-void ConvWinograd::forward(const Mat& bottom_in, Mat& top, const Option& opt) const {
+void ConvWinograd::forward(const Mat& bottom, Mat& top, const Option& opt) const {
+  if (params_.residual) fail("Winograd convolution built for a residual input: call forward_residual");
+  run(bottom, nullptr, top, opt);
+}
+
+void ConvWinograd::forward_residual(const Mat& bottom, const Mat& residual, Mat& top, const Option& opt) const {
+  if (!params_.residual) ConvImpl::forward_residual(bottom, residual, top, opt);
+  run(bottom, &residual, top, opt);
+}
+
+void ConvWinograd::run(const Mat& bottom_in, const Mat* residual, Mat& top, const Option& opt) const {
   if (bottom_in.dims != 3 || bottom_in.c * bottom_in.elempack != params_.ic)
     fail("Winograd convolution expects a 3-D input with ", params_.ic, " channels");
   int oh, ow;
   params_.output_size(bottom_in.h, bottom_in.w, oh, ow);
   const ConvPads pads = params_.pads_for(bottom_in.h, bottom_in.w);
   top.create(ow, oh, params_.oc / out_pack_, static_cast<size_t>(out_pack_) * 4, out_pack_, opt.blob_allocator);
+  if (residual) residual_byte_offset(*residual, top);  // checks the shape before any thread starts
 
   // The transforms read whole vectors: repack to vlen lanes, zero-padding the channels.
   Mat bottom = bottom_in;
@@ -314,7 +343,7 @@ void ConvWinograd::forward(const Mat& bottom_in, Mat& top, const Option& opt) co
       const int count = static_cast<int>(std::min<long>(block, tiles - b * block));
       input_block(bottom, pads, tiles_w, b * block, count, 0, ic_packs_, v);
       gemm_block(v, mbuf, count, nr, 0, positions, 0, kernels_->groups());
-      output_block(mbuf, tiles_w, b * block, count, 0, chunks_, top);
+      output_block(mbuf, tiles_w, b * block, count, 0, chunks_, residual, top);
     }
     return;
   }
@@ -332,7 +361,7 @@ void ConvWinograd::forward(const Mat& bottom_in, Mat& top, const Option& opt) co
     for (int p = 0; p < positions; p++)
       for (int g = 0; g < groups; g++) gemm_block(v, mbuf, count, nr, p, p + 1, g, g + 1);
 #pragma omp for schedule(static)
-    for (int c = 0; c < chunks_; c++) output_block(static_cast<const float*>(mbuf.data), tiles_w, 0, count, c, c + 1, top);
+    for (int c = 0; c < chunks_; c++) output_block(static_cast<const float*>(mbuf.data), tiles_w, 0, count, c, c + 1, residual, top);
   }
 }
 

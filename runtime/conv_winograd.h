@@ -23,6 +23,9 @@ class ConvWinograd final : public ConvImpl {
   int out_elempack() const override { return out_pack_; }
   void prepare(int ih, int iw) override;
   void forward(const Mat& bottom, Mat& top, const Option& opt) const override;
+  // The output transform adds the residual (any output elempack).
+  bool fuses_residual() const override { return params_.residual; }
+  void forward_residual(const Mat& bottom, const Mat& residual, Mat& top, const Option& opt) const override;
   std::string name() const override { return "winograd" + std::to_string(m_) + "3"; }
   std::string describe() const override;
   size_t weight_bytes() const override { return weights_.bytes() + bias_.bytes(); }
@@ -36,6 +39,7 @@ class ConvWinograd final : public ConvImpl {
   Plan plan(long tiles, int threads) const;
 
  private:
+  void run(const Mat& bottom, const Mat* residual, Mat& top, const Option& opt) const;
   void gemm_block(const float* v, float* mbuf, int tile_count, int nr, int p_begin, int p_end, int group_begin,
                   int group_end) const;
   long v_panel(int count) const;  // floats per position of V (skewed)
@@ -43,9 +47,9 @@ class ConvWinograd final : public ConvImpl {
   // V panels of tiles [tile_begin, tile_begin + count) for channel packs [pack_begin, pack_end).
   void input_block(const Mat& bottom, const ConvPads& pads, int tiles_w, long tile_begin, int count, int pack_begin,
                    int pack_end, float* v) const;
-  // Output tiles from M for chunks [chunk_begin, chunk_end).
+  // Output tiles from M for chunks [chunk_begin, chunk_end); residual: laid out like top.
   void output_block(const float* mbuf, int tiles_w, long tile_begin, int count, int chunk_begin, int chunk_end,
-                    Mat& top) const;
+                    const Mat* residual, Mat& top) const;
 
   ConvParams params_;
   Isa isa_;

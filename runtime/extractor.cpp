@@ -114,6 +114,9 @@ void Extractor::extract_raw(int blob, Mat& out) {
 // graphs cannot exhaust the call stack.
 void Extractor::compute(int target) {
   if (ready_[target]) return;
+  if (net_->producer_[target] < 0 && net_->fused_into(target) >= 0)
+    fail("blob '", net_->blob_name(target), "' is not computed: residual fusion folded it into ",
+         net_->layer_location(net_->fused_into(target)), " (set Option::use_residual_fusion = false before load_model to keep it)");
   if (net_->producer_[target] < 0) fail("blob '", net_->blob_name(target), "' has no producer and was not set");
   std::vector<int> stack = {net_->producer_[target]};
   while (!stack.empty()) {

@@ -67,6 +67,7 @@ void Net::load_graph(ParamGraph graph, const std::string& source) {
     const size_t blobs = graph_.blob_names.size();
     producer_.assign(blobs, -1);
     consumer_count_.assign(blobs, 0);
+    fused_into_.assign(blobs, -1);
     blob_hints_.assign(blobs, Mat());
     for (size_t i = 0; i < graph_.layers.size(); i++) {
       const ParamLayer& pl = graph_.layers[i];
@@ -170,6 +171,7 @@ void Net::load_model(WeightSource& source) {
     size_t weight_bytes = 0;
     for (const auto& layer : layers_) weight_bytes += layer->weight_bytes();
     pipeline_opt_.weights_cold = pipeline_opt_.weights_cold || weight_bytes > kColdWeightBytes;
+    if (pipeline_opt_.use_residual_fusion) fuse_residuals();
     if (plain_layout_) {
       pipeline_opt_.use_packing_layout = false;
       pipeline_opt_.use_fp16_storage = false;
@@ -224,6 +226,7 @@ void Net::clear() {
   blob_hints_.clear();
   producer_.clear();
   consumer_count_.clear();
+  fused_into_.clear();
   layer_storage_.clear();
   ready_ = false;
 }
@@ -265,7 +268,7 @@ Mat Net::input_shape(int blob) const {
 std::vector<std::string> Net::output_names() const {
   std::vector<std::string> names;
   for (size_t b = 0; b < consumer_count_.size(); b++)
-    if (consumer_count_[b] == 0) names.push_back(graph_.blob_names[b]);
+    if (consumer_count_[b] == 0 && fused_into_[b] < 0) names.push_back(graph_.blob_names[b]);
   return names;
 }
 

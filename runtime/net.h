@@ -100,6 +100,9 @@ class Net {
   Isa isa() const { return isa_; }
   // "squeezenet.param:12: layer 'conv1' (Convolution)" (line or byte offset when known).
   std::string layer_location(size_t index) const;
+  // Residual fusion (Option::use_residual_fusion): the Convolution layer a blob was fused
+  // into (the blob is no longer computed), or -1.
+  int fused_into(int blob) const { return blob >= 0 && static_cast<size_t>(blob) < fused_into_.size() ? fused_into_[blob] : -1; }
 
  protected:
   // Forces elempack 1 and fp32 between layers whatever `opt` says (the reference executor).
@@ -110,6 +113,7 @@ class Net {
   void load_graph(ParamGraph graph, const std::string& source);
   void destroy_pipelines();
   void plan_storage();
+  void fuse_residuals();  // runtime/net_fusion.cpp
 
   LayerCreator creator_;
   std::string missing_message_;
@@ -119,6 +123,7 @@ class Net {
   std::vector<Mat> blob_hints_;
   std::vector<int> producer_;               // per blob: its layer, -1 when none
   std::vector<int> consumer_count_;         // per blob: bottoms naming it (with repeats)
+  std::vector<int> fused_into_;             // per blob: the layer that fused it away, -1
   std::vector<Storage> layer_storage_;      // per layer: what convert_layout gives it
   std::shared_ptr<const MappedFile> mapping_;
   Isa isa_ = Isa::scalar;

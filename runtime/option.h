@@ -35,6 +35,11 @@ struct Option {
   // the cache), so convolution paths are chosen for weights streaming from memory. The
   // Net sets it from the model's size (runtime/net.cpp); false for single layers.
   bool weights_cold = false;
+  // jitconv: at load_model the Net fuses Convolution -> Eltwise sum [-> ReLU] into the
+  // convolution (its kernels add the shortcut before the activation: one pass over the
+  // output instead of three). The fused-away blobs cannot be extracted; turn it off to
+  // inspect them (or JITCONV_RESIDUAL_FUSION=0).
+  bool use_residual_fusion = true;
 };
 
 }  // namespace jitconv

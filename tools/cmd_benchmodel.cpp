@@ -104,6 +104,7 @@ std::vector<Mat> observe_shapes(const Net& net, const std::vector<Mat>& inputs, 
   }
   std::vector<Mat> shapes(net.blob_count());
   for (size_t b = 0; b < net.blob_count(); b++) {
+    if (net.fused_into(static_cast<int>(b)) >= 0) continue;  // folded into a convolution: never computed
     Mat m;
     ex.extract_raw(static_cast<int>(b), m);
     shapes[b] = m;

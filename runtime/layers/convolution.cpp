@@ -11,6 +11,7 @@
 #include "runtime/conv_scalar.h"
 #include "runtime/conv_winograd.h"
 #include "runtime/error.h"
+#include "runtime/layers/elementwise_kernels.h"
 #include "runtime/packing.h"
 
 namespace jitconv {
@@ -156,10 +157,14 @@ std::unique_ptr<ConvImpl> Convolution::make_impl(const std::string& algo, const 
 void Convolution::create_pipeline(const Option& opt) {
   isa_ = force_isa ? forced_isa : current_isa();
   if (!isa_supported(isa_)) fail("Convolution ", name, ": ISA ", isa_name(isa_), " is not supported by this CPU");
+  layer_adds_residual_ = false;
+  if (fuse_residual && dynamic_weight) fail("Convolution ", name, ": a fused residual needs static weights");
   if (dynamic_weight) return;  // the weights arrive with each forward
   if (weight_data.elemsize == 1 && !(opt.use_int8_inference && int8_scale_term))
     fail("Convolution ", name, ": int8 weights need use_int8_inference and int8 scales");
-  const ConvParams p = params();
+  ConvParams p = params();
+  if (fuse_residual && opt.use_int8_inference && int8_scale_term)
+    fail("Convolution ", name, ": a fused residual is not supported on the int8 path");
   if (opt.use_int8_inference && int8_scale_term) {
     impl_ = make_conv_int8(*this, isa_, opt);
     choice_reason_ = "int8 weights and scales with use_int8_inference";
@@ -183,7 +188,17 @@ void Convolution::create_pipeline(const Option& opt) {
       algo = choice.algo;
       choice_reason_ = choice.reason;
     }
+    p.residual = fuse_residual;
     impl_ = make_impl(algo, p, weight_data, bias, opt);
+    if (fuse_residual && !impl_->fuses_residual()) {
+      // This path's kernels cannot add it: convolve without the activation, then add the
+      // residual and activate in forward_residual.
+      residual_act_ = p.act;
+      p.act = Activation();
+      p.residual = false;
+      impl_ = make_impl(algo, p, weight_data, bias, opt);
+      layer_adds_residual_ = true;
+    }
   }
   if (hint_w > 0 && hint_h > 0) impl_->prepare(hint_h, hint_w);
   if (opt.lightmode) weight_data.release();
@@ -191,17 +206,8 @@ void Convolution::create_pipeline(const Option& opt) {
 
 void Convolution::destroy_pipeline(const Option& opt) { impl_.reset(); }
 
-void Convolution::forward(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const {
-  if (!impl_) fail("Convolution ", name, ": forward before create_pipeline");
+Mat Convolution::packed_input(const Mat& bottom_blob, const Option& opt) const {
   const ConvParams p = params();
-  // A flattened 1-D blob through a 1x1 kernel is an InnerProduct (ncnn does the same).
-  if (bottom_blob.dims == 1 && p.kh == 1 && p.kw == 1 && bottom_blob.w * bottom_blob.elempack == p.ic) {
-    Mat as_image = bottom_blob.reshape(1, 1, bottom_blob.w, opt.workspace_allocator);
-    Mat out;
-    forward(as_image, out, opt);
-    top_blob = out.reshape(out.c, opt.blob_allocator);
-    return;
-  }
   if (bottom_blob.dims != 3) fail("Convolution ", name, ": expects a 3-D input (c, h, w), got dims ", bottom_blob.dims);
   if (bottom_blob.c * bottom_blob.elempack != p.ic)
     fail("Convolution ", name, ": input has ", bottom_blob.c * bottom_blob.elempack, " channels, weights expect ", p.ic);
@@ -213,10 +219,85 @@ void Convolution::forward(const Mat& bottom_blob, Mat& top_blob, const Option& o
     pack_opt.blob_allocator = opt.workspace_allocator;
     convert_packing(bottom_blob, bottom, impl_->in_elempack(), pack_opt);
   }
+  return bottom;
+}
+
+void Convolution::forward(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const {
+  if (!impl_) fail("Convolution ", name, ": forward before create_pipeline");
+  if (fuse_residual) fail("Convolution ", name, ": built with a fused residual, needs the residual as second input");
+  const ConvParams p = params();
+  // A flattened 1-D blob through a 1x1 kernel is an InnerProduct (ncnn does the same).
+  if (bottom_blob.dims == 1 && p.kh == 1 && p.kw == 1 && bottom_blob.w * bottom_blob.elempack == p.ic) {
+    Mat as_image = bottom_blob.reshape(1, 1, bottom_blob.w, opt.workspace_allocator);
+    Mat out;
+    forward(as_image, out, opt);
+    top_blob = out.reshape(out.c, opt.blob_allocator);
+    return;
+  }
+  impl_->forward(packed_input(bottom_blob, opt), top_blob, opt);
+}
+
+void Convolution::forward_residual(const Mat& bottom_blob, const Mat& residual_blob, Mat& top_blob,
+                                   const Option& opt) const {
+  if (!impl_) fail("Convolution ", name, ": forward before create_pipeline");
+  if (!fuse_residual) fail("Convolution ", name, ": was not built with a fused residual (set fuse_residual)");
+  const ConvParams p = params();
+  if (bottom_blob.dims == 1 && p.kh == 1 && p.kw == 1 && bottom_blob.w * bottom_blob.elempack == p.ic) {
+    if (residual_blob.dims != 1 || residual_blob.w * residual_blob.elempack != p.oc)
+      fail("Convolution ", name, ": residual input does not match the ", p.oc, "-value output");
+    Mat out;
+    forward_residual(bottom_blob.reshape(1, 1, bottom_blob.w, opt.workspace_allocator),
+                     residual_blob.reshape(1, 1, residual_blob.w, opt.workspace_allocator), out, opt);
+    top_blob = out.reshape(out.c, opt.blob_allocator);
+    return;
+  }
+  const Mat bottom = packed_input(bottom_blob, opt);
+  if (residual_blob.elemsize != 4u * residual_blob.elempack)
+    fail("Convolution ", name, ": expects an fp32 residual, got elemsize ", residual_blob.elemsize);
+  int oh, ow;
+  p.output_size(bottom.h, bottom.w, oh, ow);
+  if (residual_blob.dims != 3 || residual_blob.w != ow || residual_blob.h != oh ||
+      residual_blob.c * residual_blob.elempack != p.oc)
+    fail("Convolution ", name, ": residual input is ", residual_blob.w, "x", residual_blob.h, "x",
+         residual_blob.c * residual_blob.elempack, ", the output is ", ow, "x", oh, "x", p.oc);
+  Option ws = opt;
+  ws.blob_allocator = opt.workspace_allocator;
+  Mat residual = residual_blob;
+  if (residual.elempack != impl_->out_elempack()) convert_packing(residual_blob, residual, impl_->out_elempack(), ws);
+  if (residual.cstep != aligned_cstep(static_cast<size_t>(residual.w) * residual.h, residual.elemsize)) {
+    Mat compact;
+    compact.create(residual.w, residual.h, residual.c, residual.elemsize, residual.elempack, opt.workspace_allocator);
+    for (int q = 0; q < residual.c; q++)
+      memcpy(compact.channel(q).data, residual.channel(q).data, static_cast<size_t>(residual.w) * residual.h * residual.elemsize);
+    residual = compact;
+  }
+  if (!layer_adds_residual_) {
+    impl_->forward_residual(bottom, residual, top_blob, opt);
+    return;
+  }
   impl_->forward(bottom, top_blob, opt);
+  const Mat& top = top_blob;
+  const long row = static_cast<long>(top.w) * top.h * top.elempack;
+  const long stride = static_cast<long>(top.cstep) * top.elempack;
+#pragma omp parallel for num_threads(opt.num_threads)
+  for (int q = 0; q < top.c; q++) {
+    float* out = static_cast<float*>(top.data) + q * stride;
+    const float* add = static_cast<const float*>(residual.data) + q * static_cast<long>(residual.cstep) * residual.elempack;
+    JITCONV_SIMD_CALL_ISA(isa_, binary_row, BinaryKind::add, out, RowMode::contiguous, add, RowMode::contiguous, out, row);
+  }
+  UnaryOp op;
+  if (unary_from_activation(residual_act_, op))
+    JITCONV_SIMD_CALL_ISA(isa_, unary_inplace, op, FloatRows{static_cast<float*>(top.data), top.c, row, stride}, opt.num_threads);
 }
 
 void Convolution::forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top_blobs, const Option& opt) const {
+  if (fuse_residual) {
+    if (bottom_blobs.size() != 2)
+      fail("Convolution ", name, ": a fused residual needs two inputs (data, residual), got ", bottom_blobs.size());
+    top_blobs.resize(1);
+    forward_residual(bottom_blobs[0], bottom_blobs[1], top_blobs[0], opt);
+    return;
+  }
   if (!dynamic_weight) {
     if (bottom_blobs.size() != 1) fail("Convolution ", name, ": expects one input, got ", bottom_blobs.size());
     top_blobs.resize(1);
@@ -258,7 +339,11 @@ void Convolution::forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>
 
 std::string Convolution::describe() const {
   if (!impl_) return std::string();
-  return impl_->describe() + (choice_reason_.empty() ? "" : "\n  chosen: " + choice_reason_);
+  std::string text = impl_->describe() + (choice_reason_.empty() ? "" : "\n  chosen: " + choice_reason_);
+  if (fuse_residual)
+    text += layer_adds_residual_ ? "\n  residual: added by the layer after the convolution"
+                                 : "\n  residual: fused into the kernels' epilogue";
+  return text;
 }
 
 size_t Convolution::weight_bytes() const {

@@ -58,12 +58,24 @@ class Convolution : public Layer {
   // Input shape known at create_pipeline (from -23330 hints or set through the API);
   // kernels for it are generated there instead of at the first forward.
   int hint_w = 0, hint_h = 0;
+  // Residual fusion, set before create_pipeline (the Net does it for Convolution ->
+  // Eltwise sum [-> ReLU]): the layer takes bottoms {input, residual} and computes
+  // act(conv(input) + bias + residual). The generated kernels add the residual in their
+  // epilogue where the path allows; otherwise the layer adds it after an activation-free
+  // convolution.
+  bool fuse_residual = false;
+  void forward_residual(const Mat& bottom_blob, const Mat& residual_blob, Mat& top_blob, const Option& opt) const;
 
  private:
   std::unique_ptr<ConvImpl> make_impl(const std::string& algo, const ConvParams& p, const float* weights,
                                       const float* bias, const Option& opt) const;
 
+  // The input checked and packed as impl_ wants it.
+  Mat packed_input(const Mat& bottom_blob, const Option& opt) const;
+
   std::unique_ptr<ConvImpl> impl_;
+  bool layer_adds_residual_ = false;  // fuse_residual on a path whose kernels cannot add it
+  Activation residual_act_;           // then the activation, applied after the add
   Isa isa_ = Isa::scalar;
   std::string choice_reason_;
 };
