@@ -24,10 +24,30 @@ void check_input_shapes(const ModelGraph& graph, const std::map<std::string, Mat
   }
 }
 
+// An Input given a shape declares it in its w/h/d/c parameters, so the saved model and
+// its shape hints agree.
+void declare_input_shapes(ModelGraph& graph, const std::map<std::string, Mat>& input_shapes) {
+  for (GraphLayer& layer : graph.layers) {
+    if (layer.fused || layer.type != "Input" || layer.tops.size() != 1) continue;
+    const auto given = input_shapes.find(graph.blob_names[layer.tops[0]]);
+    if (given == input_shapes.end()) continue;
+    const Mat& s = given->second;
+    const int extents[4] = {s.w, s.dims >= 2 ? s.h : 0, s.dims == 4 ? s.d : 0, s.dims >= 3 ? s.c : 0};
+    const int ids[4] = {0, 1, 11, 2};
+    for (int k = 0; k < 4; k++) {
+      if (extents[k] > 0)
+        layer.params.set(ids[k], extents[k]);
+      else
+        layer.params.erase(ids[k]);
+    }
+  }
+}
+
 }  // namespace
 
 OptimizeResult optimize_graph(ModelGraph& graph, const OptimizeOptions& options) {
   check_input_shapes(graph, options.input_shapes);
+  declare_input_shapes(graph, options.input_shapes);
   OptimizeLog log(options.log);
   // Quiet first run: the InnerProduct folds need to know whether its output is 1-D.
   shape_inference(graph, options.input_shapes, options.num_threads, nullptr);

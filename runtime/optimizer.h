@@ -30,8 +30,9 @@
 namespace jitconv {
 
 struct OptimizeOptions {
-  // Input blob name -> shape (a shape-only Mat: dims, w, h, d, c, like Net::input_shape),
-  // used instead of that Input layer's w/h/d/c parameters.
+  // Input blob name -> shape (a shape-only Mat: dims, w, h, d, c, like Net::input_shape).
+  // It replaces that Input layer's w/h/d/c parameters (0/1/11/2), which shape inference
+  // reads and the saved model keeps.
   std::map<std::string, Mat> input_shapes;
   // Threads for the shape-inference runs.
   int num_threads = 1;

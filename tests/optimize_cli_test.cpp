@@ -117,6 +117,7 @@ TEST_F(OptimizeCli, Fp16StorageAndInputShape) {
   EXPECT_EQ(first, kModelBinFp16Tag);
   const std::string text = slurp(param);
   EXPECT_NE(text.find("-23330=4,3,15,9,16"), std::string::npos) << text;
+  EXPECT_NE(text.find(" 0=15 1=9 2=3 "), std::string::npos) << "the Input declares the shape given\n" << text;
 }
 
 TEST_F(OptimizeCli, UsageErrors) {

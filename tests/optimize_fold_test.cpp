@@ -92,6 +92,73 @@ TEST(OptimizeFold, BatchnormIntoEveryWeightedLayer) {
       }
 }
 
+TEST(OptimizeFold, BatchnormIntoUnusualGeometries) {
+  // Cropping to an output size, output padding (zeros appended after the bias: the
+  // BatchNorm must stay), grouped convolutions, a pad value.
+  struct Case {
+    const char* type;
+    int in, out;
+    const char* params;
+    bool fuses;
+  };
+  const Case kCases[] = {
+      {"Deconvolution", 5, 12, "0=12 1=3 3=2 4=-233 20=12 21=8 6=540", true},
+      {"Deconvolution", 5, 12, "0=12 1=3 3=2 18=1 19=0 5=1 6=540", false},
+      {"DeconvolutionDepthWise", 8, 12, "0=12 1=2 3=2 18=1 5=1 6=96 7=4", false},
+      {"ConvolutionDepthWise", 8, 12, "0=12 1=3 4=1 5=1 6=216 7=4", true},
+      {"Convolution", 3, 19, "0=19 1=3 4=2 18=0.75 6=513", true},
+  };
+  uint32_t seed = 50;
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(str_cat(c.type, " ", c.params));
+    GraphText g;
+    g.input("data", c.in, kHeight, kWidth).layer(c.type, "x", {"data"}, {"x_out"}, c.params);
+    g.layer("BatchNorm", "second", {"x_out"}, {"out"}, str_cat("0=", c.out, " 1=1e-3"));
+    const ModelGraph before = graph_from_text(g.str(), seed++);
+    std::vector<std::string> lines;
+    const ModelGraph after = optimized(before, lines);
+    EXPECT_EQ(rewrite_lines(lines).size(), c.fuses ? 1u : 0u);
+    EXPECT_EQ(live_count(after, "BatchNorm"), c.fuses ? 0 : 1);
+    expect_equivalent(before, after, kFoldTolerance);
+  }
+}
+
+TEST(OptimizeFold, OutputPaddedDeconvolutionTakesOnlyActivationsKeepingZero) {
+  struct Case {
+    const char* type;
+    const char* params;
+    bool fuses;
+  };
+  const Case kCases[] = {{"ReLU", "", true},         {"ReLU", "0=0.2", true},      {"Mish", "", true},
+                         {"HardSwish", "", true},    {"Clip", "0=-1 1=1", true},   {"Sigmoid", "", false},
+                         {"Clip", "0=0.5 1=1", false}};
+  uint32_t seed = 60;
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(str_cat(c.type, " ", c.params));
+    GraphText g;
+    g.input("data", 5, kHeight, kWidth).layer("Deconvolution", "x", {"data"}, {"x_out"}, "0=6 1=3 3=2 18=2 5=1 6=270");
+    g.layer(c.type, "second", {"x_out"}, {"out"}, c.params);
+    const ModelGraph before = graph_from_text(g.str(), seed++);
+    std::vector<std::string> lines;
+    const ModelGraph after = optimized(before, lines);
+    EXPECT_EQ(rewrite_lines(lines).size(), c.fuses ? 1u : 0u);
+    expect_equivalent(before, after, kFoldTolerance);
+  }
+  // A factor keeps the zeros; an added constant would not.
+  for (int op : {2, 0}) {
+    SCOPED_TRACE(op == 2 ? "mul" : "add");
+    GraphText g;
+    g.input("data", 5, kHeight, kWidth).layer("MemoryData", "md", {}, {"m"}, "0=6");
+    g.layer("Deconvolution", "x", {"data"}, {"x_out"}, "0=6 1=3 3=2 19=1 5=1 6=270");
+    g.layer("BinaryOp", "op", {"x_out", "m"}, {"out"}, str_cat("0=", op));
+    const ModelGraph before = graph_from_text(g.str(), seed++);
+    std::vector<std::string> lines;
+    const ModelGraph after = optimized(before, lines);
+    EXPECT_EQ(rewrite_lines(lines).size(), op == 2 ? 2u : 0u);
+    expect_equivalent(before, after, kFoldTolerance);
+  }
+}
+
 TEST(OptimizeFold, MulAndAddWithMemoryDataIntoEveryWeightedLayer) {
   uint32_t seed = 100;
   for (const Kind& k : kKinds)

@@ -117,6 +117,9 @@ TEST(OptimizeSave, Fp16StoresFlaggedWeightsAsHalves) {
   EXPECT_LT(bytes.size(), model_graph_bin(graph, WeightStorage::fp32).size());
 
   const ModelGraph reloaded = load_model_graph(param, bin);
+  // Each fp16 weight is off by at most half an ulp (2^-11 relative), which the sums of
+  // products carry into the outputs at about that size.
+  expect_equivalent(graph, reloaded, 2e-3);
   for (size_t i = 0, r = 0; i < graph.layers.size(); i++) {
     if (graph.layers[i].fused) continue;
     const GraphLayer& a = graph.layers[i];
@@ -153,8 +156,16 @@ TEST(OptimizeSave, Int8WeightsStayInt8) {
   }
   writer.save(in_bin);
 
-  ModelGraph graph = load_model_graph(in_param, in_bin);
-  optimize_graph(graph);
+  const ModelGraph original = load_model_graph(in_param, in_bin);
+  ModelGraph graph = original;
+  ASSERT_TRUE(optimize_graph(graph).shapes_inferred);
+  for (Executor executor : {Executor::packed, Executor::unpacked}) {  // no int8 reference layer
+    std::vector<std::string> names_before, names_after;
+    const std::vector<Mat> expected = run_graph(original, executor, names_before);
+    const std::vector<Mat> got = run_graph(graph, executor, names_after);
+    ASSERT_EQ(names_after, names_before);
+    expect_outputs_equal(got, expected);
+  }
   const std::string param = dir.file("out.param"), bin = dir.file("out.bin");
   save_model_graph(graph, param, bin, WeightStorage::fp16);
   EXPECT_EQ(word_at(slurp(bin), 0), kModelBinInt8Tag);
