@@ -12,13 +12,13 @@ bool is_global_pooling(const GraphLayer& layer) {
   return !layer.fused && layer.type == "Pooling" && layer.params.get(4, 0) != 0 && layer.tops.size() == 1;
 }
 
-// Bypasses every live one-in-one-out layer of `type` that `keep` accepts.
-template <typename Keep>
-int bypass_all(ModelGraph& graph, const char* type, const char* pass, Keep keep, OptimizeLog& log) {
+// Bypasses every live one-in-one-out layer of `type` that `applies` accepts.
+template <typename Applies>
+int bypass_all(ModelGraph& graph, const char* type, const char* pass, Applies applies, OptimizeLog& log) {
   int removed = 0;
   for (size_t j = 0; j < graph.layers.size(); j++) {
     const GraphLayer& layer = graph.layers[j];
-    if (layer.fused || layer.type != type || !one_in_one_out(layer) || !keep(layer)) continue;
+    if (layer.fused || layer.type != type || !one_in_one_out(layer) || !applies(layer)) continue;
     const int p = passes::bypass(graph, j);
     if (p < 0) continue;
     log.line(str_cat(pass, " ", graph.layers[p].name, " ", layer.name));

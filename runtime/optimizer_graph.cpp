@@ -13,10 +13,13 @@ namespace jitconv {
 
 namespace {
 
-std::string layer_location(const std::string& source, const ParamLayer& layer) {
-  if (layer.line > 0) return str_cat(source, ":", layer.line, ": ", describe_layer(layer));
-  if (layer.offset > 0) return str_cat(source, " (byte offset ", layer.offset, "): ", describe_layer(layer));
-  return str_cat(source, ": ", describe_layer(layer));
+// "model.param:12: layer 'conv1' (Convolution)", with the byte offset for binary files.
+std::string location_of(const std::string& source, int line, size_t offset, const std::string& name,
+                        const std::string& type) {
+  const std::string what = str_cat("layer '", name, "' (", type, ")");
+  if (line > 0) return str_cat(source, ":", line, ": ", what);
+  if (offset > 0) return str_cat(source, " (byte offset ", offset, "): ", what);
+  return str_cat(source, ": ", what);
 }
 
 // Keeps a copy of every buffer a layer's load_model reads, with its load type.
@@ -91,10 +94,7 @@ size_t ModelGraph::live_layer_count() const {
 
 std::string ModelGraph::location(size_t layer) const {
   const GraphLayer& l = layers.at(layer);
-  const std::string what = str_cat("layer '", l.name, "' (", l.type, ")");
-  if (l.line > 0) return str_cat(source, ":", l.line, ": ", what);
-  if (l.offset > 0) return str_cat(source, " (byte offset ", l.offset, "): ", what);
-  return str_cat(source, ": ", what);
+  return location_of(source, l.line, l.offset, l.name, l.type);
 }
 
 void ModelGraph::assign_layer_shapes() {
@@ -141,7 +141,7 @@ ModelGraph load_model_graph(const ParamGraph& graph, WeightSource& weights, cons
         gl.opaque = true;
       }
     } catch (const Error& e) {
-      fail(layer_location(source, pl), ": ", e.what());
+      fail(location_of(source, pl.line, pl.offset, pl.name, pl.type), ": ", e.what());
     }
     g.layers.push_back(std::move(gl));
   }

@@ -309,15 +309,25 @@ TEST(OptimizeFold, NothingFusesIntoABlobWithTwoReaders) {
   expect_equivalent(before, after, 0);
 }
 
-TEST(OptimizeFold, ExistingActivationIsKept) {
-  GraphText g;
-  g.input("data", 8, kHeight, kWidth).layer("Convolution", "conv", {"data"}, {"c"}, "0=8 1=1 6=64 9=1");
-  g.layer("Sigmoid", "sig", {"c"}, {"out"});
-  const ModelGraph before = graph_from_text(g.str(), 801);
-  std::vector<std::string> lines;
-  const ModelGraph after = optimized(before, lines);
-  EXPECT_EQ(rewrite_lines(lines), std::vector<std::string>{});
-  expect_equivalent(before, after, 0);
+TEST(OptimizeFold, NothingFoldsBehindAnExistingActivation) {
+  const std::pair<const char*, const char*> kAfter[] = {
+      {"Sigmoid", ""}, {"BatchNorm", "0=8"}, {"Bias", "0=8"}, {"BinaryOp", "0=2"}, {"BinaryOp", "0=0"}};
+  uint32_t seed = 801;
+  for (const auto& after_conv : kAfter) {
+    SCOPED_TRACE(str_cat(after_conv.first, " ", after_conv.second));
+    GraphText g;
+    g.input("data", 8, kHeight, kWidth).layer("MemoryData", "md", {}, {"m"}, "0=8");
+    g.layer("Convolution", "conv", {"data"}, {"c"}, "0=8 1=1 6=64 9=1");
+    const bool binary = std::string(after_conv.first) == "BinaryOp";
+    g.layer(after_conv.first, "second", binary ? std::vector<std::string>{"c", "m"} : std::vector<std::string>{"c"},
+            {"out"}, after_conv.second);
+    if (!binary) g.layer("BinaryOp", "keep_md", {"m", "out"}, {"out2"}, "0=0");
+    const ModelGraph before = graph_from_text(g.str(), seed++);
+    std::vector<std::string> lines;
+    const ModelGraph after = optimized(before, lines);
+    EXPECT_EQ(rewrite_lines(lines), std::vector<std::string>{});
+    expect_equivalent(before, after, 0);
+  }
 }
 
 TEST(OptimizeFold, InnerProductOverRowsKeepsItsBatchnorm) {
