@@ -10,6 +10,7 @@
 #pragma once
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/optimizer_graph.h"

@@ -13,35 +13,38 @@ namespace jitconv {
 namespace test {
 namespace {
 
-// Input - conv (1x1, 8 -> c) - `type` - Sigmoid, or with after_input the layer reads the
-// Input directly.
+// Input (c channels) - conv (1x1, c -> c) - `type` - Sigmoid, or with after_input the
+// layer reads the Input directly.
 ModelGraph through(const std::string& type, const std::string& params, bool after_input, int channels = 8) {
   GraphText g;
-  g.input("data", 8, 5, 7);
+  g.input("data", channels, 5, 7);
   std::string in = "data";
   if (!after_input) {
-    g.layer("Convolution", "conv", {"data"}, {"c"}, str_cat("0=", channels, " 1=1 6=", 8 * channels));
+    g.layer("Convolution", "conv", {"data"}, {"c"}, str_cat("0=", channels, " 1=1 6=", channels * channels));
     in = "c";
   }
   g.layer(type, "mid", {in}, {"m"}, params).layer("Sigmoid", "sig", {"m"}, {"out"});
   return graph_from_text(g.str(), 17);
 }
 
+// Removed after a convolution and after the Input, for channel counts off and on the
+// packs; the outputs are bit-identical.
 void expect_bypassed(const std::string& type, const std::string& params, const std::string& pass) {
-  for (bool after_input : {false, true}) {
-    SCOPED_TRACE(after_input ? "after the Input" : "after a convolution");
-    const ModelGraph before = through(type, params, after_input);
-    std::vector<std::string> lines;
-    const ModelGraph after = optimized(before, lines);
-    EXPECT_EQ(rewrite_lines(lines), std::vector<std::string>{pass + (after_input ? " data mid" : " conv mid")});
-    EXPECT_EQ(live_count(after, type), 0);
-    // The Input keeps its blob's name; a convolution takes over the removed layer's top.
-    EXPECT_EQ(after.blob_names[live_layer(after, "data").tops[0]], "data");
-    if (!after_input) {
-      EXPECT_EQ(after.blob_names[live_layer(after, "conv").tops[0]], "m");
+  for (bool after_input : {false, true})
+    for (int channels : {3, 16, 19}) {
+      SCOPED_TRACE(str_cat(after_input ? "after the Input" : "after a convolution", ", ", channels, " channels"));
+      const ModelGraph before = through(type, params, after_input, channels);
+      std::vector<std::string> lines;
+      const ModelGraph after = optimized(before, lines);
+      EXPECT_EQ(rewrite_lines(lines), std::vector<std::string>{pass + (after_input ? " data mid" : " conv mid")});
+      EXPECT_EQ(live_count(after, type), 0);
+      // The Input keeps its blob's name; a convolution takes over the removed layer's top.
+      EXPECT_EQ(after.blob_names[live_layer(after, "data").tops[0]], "data");
+      if (!after_input) {
+        EXPECT_EQ(after.blob_names[live_layer(after, "conv").tops[0]], "m");
+      }
+      expect_equivalent(before, after, 0);
     }
-    expect_equivalent(before, after, 0);
-  }
 }
 
 void expect_kept(const std::string& type, const std::string& params) {
