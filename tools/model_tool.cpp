@@ -22,6 +22,8 @@ Mat shape_only(int dims, int w, int h, int d, int c) {
   return m;
 }
 
+}  // namespace
+
 Mat parse_shape(const CliArgs& args, const std::string& text) {
   std::vector<int> extents;
   std::stringstream ss(text);
@@ -41,8 +43,6 @@ Mat parse_shape(const CliArgs& args, const std::string& text) {
     default: args.usage_error("--shape takes 1 to 4 extents (C,H,W), got '" + text + "'");
   }
 }
-
-}  // namespace
 
 std::vector<ModelInput> model_inputs(const Net& net, const CliArgs& args) {
   std::vector<ModelInput> inputs;

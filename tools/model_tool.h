@@ -18,6 +18,10 @@ struct ModelInput {
   Mat shape;  // shape only (data == nullptr)
 };
 
+// A --shape value (C,H,W, or W / H,W / C,D,H,W) as a shape-only Mat; a UsageError when
+// it is malformed.
+Mat parse_shape(const CliArgs& args, const std::string& text);
+
 // Every Input blob of the Net with its shape: --shape (C,H,W, or W / H,W / C,D,H,W) for a
 // network with one input, else the declared shape (Net::input_shape). Throws naming the
 // blob when neither tells, a UsageError for a bad --shape.

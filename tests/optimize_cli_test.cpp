@@ -1,0 +1,137 @@
+// `jitconv optimize`, run as a separate process on tests/models/optimize_fusions.param:
+// the lines it prints, the files it writes, --storage, --shape and usage errors.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "loader/model_bin.h"
+#include "tests/optimize_test_util.h"
+
+namespace jitconv {
+namespace test {
+namespace {
+
+struct CliRun {
+  int status = -1;
+  std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string quoted(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+class OptimizeCli : public testing::Test {
+ protected:
+  void SetUp() override {
+    char name[] = "/tmp/jitconv_optcli_XXXXXX";
+    ASSERT_NE(mkdtemp(name), nullptr);
+    dir_ = name;
+    in_param_ = test_model_path("optimize_fusions.param");
+    in_bin_ = file("in.bin");
+    // The model's seeded random weights as an ncnn .bin.
+    const ParamGraph graph = load_param_file(in_param_);
+    RandomWeights weights(graph, 3);
+    weights.record_weights(true);
+    Net net;
+    net.load_param(graph);
+    net.load_model(weights);
+    weights.write_bin(in_bin_);
+  }
+  void TearDown() override {
+    for (const std::string& f : files_) std::remove(f.c_str());
+    rmdir(dir_.c_str());
+  }
+  std::string file(const std::string& name) {
+    files_.push_back(dir_ + "/" + name);
+    return files_.back();
+  }
+  CliRun run(const std::vector<std::string>& args) {
+    const std::string out = file("stdout"), err = file("stderr");
+    std::string command = quoted(JITCONV_CLI_PATH) + " optimize";
+    for (const std::string& a : args) command += " " + quoted(a);
+    const int raw = std::system((command + " >" + out + " 2>" + err).c_str());
+    CliRun r;
+    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    r.out = slurp(out);
+    r.err = slurp(err);
+    return r;
+  }
+
+  std::string dir_, in_param_, in_bin_;
+  std::vector<std::string> files_;
+};
+
+TEST_F(OptimizeCli, PrintsEachRewriteAndWritesALoadableModel) {
+  const std::string param = file("out.param"), bin = file("out.bin");
+  const CliRun r = run({in_param_, in_bin_, param, bin});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err,
+            "fuse_batchnorm_scale bn1 sc1\n"
+            "fuse_convolution_batchnorm conv1 bn1\n"
+            "fuse_convolutiondepthwise_bias dw1 bias1\n"
+            "fuse_convolution_activation conv1 relu1\n"
+            "fuse_convolution_activation fc_conv sig\n"
+            "fuse_convolutiondepthwise_activation dw1 hs1\n"
+            "fuse_deconvolution_activation up clip1\n"
+            "fuse_memorydata_binaryop half scale1\n"
+            "eliminate_dropout up drop\n"
+            "eliminate_pooling1x1 up pool1x1\n"
+            "eliminate_flatten_after_global_pooling gap flat\n"
+            "replace_convolution_with_innerproduct_after_global_pooling gap fc_conv\n"
+            "shape_inference\n");
+  const std::string text = slurp(param);
+  EXPECT_EQ(text.substr(0, 14), "7767517\n12 13\n");
+  EXPECT_NE(text.find("-23330=4,3,26,22,8"), std::string::npos) << text;
+
+  // The written model computes what the original does.
+  const ModelGraph before = load_model_graph(in_param_, in_bin_);
+  const ModelGraph after = load_model_graph(param, bin);
+  expect_equivalent(before, after, 1e-4);
+}
+
+TEST_F(OptimizeCli, Fp16StorageAndInputShape) {
+  const std::string param = file("out16.param"), bin = file("out16.bin");
+  const CliRun r = run({in_param_, in_bin_, param, bin, "--storage", "fp16", "--shape", "3,9,15"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string bytes = slurp(bin);
+  uint32_t first = 0;
+  ASSERT_GE(bytes.size(), 4u);
+  std::memcpy(&first, bytes.data(), 4);
+  EXPECT_EQ(first, kModelBinFp16Tag);
+  const std::string text = slurp(param);
+  EXPECT_NE(text.find("-23330=4,3,15,9,16"), std::string::npos) << text;
+  EXPECT_NE(text.find(" 0=15 1=9 2=3 "), std::string::npos) << "the Input declares the shape given\n" << text;
+}
+
+TEST_F(OptimizeCli, UsageErrors) {
+  const std::string param = file("u.param"), bin = file("u.bin");
+  EXPECT_EQ(run({in_param_, in_bin_, param}).status, 2);
+  const CliRun storage = run({in_param_, in_bin_, param, bin, "--storage", "bf16"});
+  EXPECT_EQ(storage.status, 2);
+  EXPECT_NE(storage.err.find("--storage must be fp32 or fp16"), std::string::npos) << storage.err;
+  EXPECT_EQ(run({in_param_, in_bin_, param, bin, "--shape", "3,x"}).status, 2);
+  const CliRun missing = run({in_param_, file("absent.bin"), param, bin});
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_NE(missing.err.find("absent.bin"), std::string::npos) << missing.err;
+}
+
+}  // namespace
+}  // namespace test
+}  // namespace jitconv

@@ -1,0 +1,55 @@
+// jitconv optimize: ncnnoptimize's graph rewrites, shape hints and fp32/fp16 saving.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "runtime/optimizer.h"
+#include "tools/cli_args.h"
+#include "tools/model_tool.h"
+
+namespace jitconv {
+
+int cmd_optimize(const std::vector<std::string>& argv) {
+  CliArgs args("optimize", "IN.param IN.bin OUT.param OUT.bin [options]",
+               "Rewrites an ncnn model as ncnnoptimize does: folds BatchNorm, Scale, Bias and per-channel\n"
+               "mul/add constants into the convolution or InnerProduct before them, fuses activations, turns\n"
+               "scalar MemoryData operands into BinaryOp scalars, removes Dropout, Noop, 1x1 Pooling,\n"
+               "single-output Split and Flatten after global pooling, and replaces a 1x1 convolution after\n"
+               "global pooling by an InnerProduct. Each rewrite prints one line on stderr. Then every blob's\n"
+               "shape is inferred by a dry run and written as -23330 shape hints (skipped, with a message, when\n"
+               "an Input has no shape or a layer cannot run). Weights are written as fp32 or fp16 (int8 weights\n"
+               "stay int8).",
+               {{"storage", "S", "fp32 (default) or fp16: how weights are stored in OUT.bin"},
+                {"shape", "C,H,W", "input shape for networks with one input (default: the Input layer's)"},
+                {"threads", "N", "threads for the shape-inference runs (default 1)"}},
+               4);
+  if (!args.parse(argv)) {
+    std::fputs(args.help_text().c_str(), stdout);
+    return 0;
+  }
+  const std::vector<std::string>& paths = args.positional();
+  if (paths.size() != 4) args.usage_error("give IN.param IN.bin OUT.param OUT.bin");
+  const std::string storage_name = args.get("storage", "fp32");
+  if (storage_name != "fp32" && storage_name != "fp16")
+    args.usage_error("--storage must be fp32 or fp16, got '" + storage_name + "'");
+  const WeightStorage storage = storage_name == "fp16" ? WeightStorage::fp16 : WeightStorage::fp32;
+
+  ModelGraph graph = load_model_graph(paths[0], paths[1]);
+  OptimizeOptions options;
+  options.num_threads = args.get_int("threads", 1, 1);
+  options.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  if (args.has("shape")) {
+    std::vector<std::string> inputs;
+    for (const GraphLayer& layer : graph.layers)
+      if (layer.type == "Input")
+        for (int t : layer.tops) inputs.push_back(graph.blob_names[t]);
+    if (inputs.size() != 1)
+      args.usage_error("--shape is for networks with one input; this one has " + std::to_string(inputs.size()));
+    options.input_shapes[inputs[0]] = parse_shape(args, args.get("shape"));
+  }
+  optimize_graph(graph, options);
+  save_model_graph(graph, paths[2], paths[3], storage);
+  return 0;
+}
+
+}  // namespace jitconv
