@@ -78,6 +78,7 @@ bool shape_inference(ModelGraph& graph, const std::map<std::string, Mat>& input_
     Net net;
     net.opt.num_threads = num_threads;
     net.opt.lightmode = true;
+    net.opt.use_residual_fusion = false;  // every blob is extracted, the fused-away ones too
     load_into_net(graph, net, false);
     Extractor ex = net.create_extractor();
     ex.set_light_mode(true);
