@@ -17,6 +17,7 @@ std::string ConvDirectConf::name() const {
   if (!explicit_bcast) os << "_eb";
   if (bias) os << "_bias";
   if (residual) os << "_res";
+  if (prefetch_lines > 0) os << "_pf" << prefetch_lines;
   if (act.type != ActivationType::none) os << "_" << act.kernel_tag();
   return os.str();
 }

@@ -45,6 +45,11 @@ struct ConvDirectConf {
   // activation; needs out_pack == vlen.
   bool residual = false;
   Activation act;
+  // Cache lines from args.prefetch to prefetch into L2 over one call, spread over its
+  // input-channel steps (0: none). The driver points them at the next chunk group's
+  // weights: when weights stream from memory, the group's first row would otherwise wait
+  // on memory while later rows find it in L2.
+  int prefetch_lines = 0;
 
   // e.g. conv_direct_avx512_k3x3_s1_d1x1_p16to16_iw56ow56pl1_ic4_ur7x4_bias_relu
   std::string name() const;
@@ -87,6 +92,7 @@ struct ConvDirectArgs {
   long dst_channel_stride;  // bytes between packed output channels (cstep * out_pack * 4)
   long src_row_stride;      // bytes between input rows (iw * in_pack * 4)
   long residual_offset;     // residual: bytes from dst to the matching residual element
+  const void* prefetch;     // prefetch_lines: where this call's prefetches start
 };
 
 using ConvDirectKernelFn = void (*)(const ConvDirectArgs*);

@@ -10,7 +10,16 @@ namespace jitconv {
 using namespace Xbyak;
 
 namespace {
-constexpr int kIcCounterSlot = 0;  // [rsp + 0]: packed input channels left in this block
+constexpr int kIcCounterSlot = 0;   // [rsp + 0]: packed input channels left in this block
+constexpr int kPrefetchSlot = 8;    // [rsp + 8]: next prefetch address
+constexpr int kStackBytes = 24;     // both slots, rounded so rsp stays 16-byte aligned
+}
+
+int ConvDirectGenerator::prefetch_lines_per_step() const {
+  if (conf_.prefetch_lines <= 0) return 0;
+  long steps = 0;
+  for (const Block& b : plan_blocks()) steps += static_cast<long>(b.count) * conf_.ic_groups;
+  return static_cast<int>((conf_.prefetch_lines + steps - 1) / steps);
 }
 
 ConvDirectGenerator::ConvDirectGenerator(const ConvDirectConf& conf)
@@ -78,8 +87,14 @@ void ConvDirectGenerator::emit_reduction(const Block& block) {
   mov(reg_ic_src, reg_block_src);
   mov(reg_ic_w, reg_w_row);
   mov(qword[rsp + kIcCounterSlot], c.ic_groups);
+  const int pf_lines = prefetch_lines_per_step();
   L(l_ic);
   {
+    if (pf_lines > 0) {  // reg_src is free until it is set below
+      mov(reg_src, qword[rsp + kPrefetchSlot]);
+      for (int i = 0; i < pf_lines; i++) prefetcht1(ptr[reg_src + i * 64]);
+      add(qword[rsp + kPrefetchSlot], pf_lines * 64);
+    }
     mov(reg_src, reg_ic_src);
     mov(reg_w, reg_ic_w);
     mov(reg_kh_iter, reg_kh_count);
@@ -177,7 +192,11 @@ void ConvDirectGenerator::emit_block(const Block& block) {
 
 void ConvDirectGenerator::generate() {
   preamble();
-  sub(rsp, 8);
+  sub(rsp, kStackBytes);
+  if (conf_.prefetch_lines > 0) {
+    mov(rax, ptr[reg_args + offsetof(ConvDirectArgs, prefetch)]);
+    mov(qword[rsp + kPrefetchSlot], rax);
+  }
   mov(reg_src_row, ptr[reg_args + offsetof(ConvDirectArgs, src)]);
   mov(reg_w_row, ptr[reg_args + offsetof(ConvDirectArgs, weights)]);
   mov(reg_dst_row, ptr[reg_args + offsetof(ConvDirectArgs, dst)]);
@@ -186,7 +205,7 @@ void ConvDirectGenerator::generate() {
   mov(reg_kh_step, ptr[reg_args + offsetof(ConvDirectArgs, src_row_stride)]);
   if (conf_.dh > 1) imul(reg_kh_step, reg_kh_step, conf_.dh);
   for (const Block& block : plan_blocks()) emit_block(block);
-  add(rsp, 8);
+  add(rsp, kStackBytes);
   postamble();
   activation_.emit_table();
 }

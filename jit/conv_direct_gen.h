@@ -43,6 +43,7 @@ class ConvDirectGenerator : public JitGenerator {
   int weight_reg(int chunk) const { return conf_.ur_w * conf_.ur_oc + chunk; }
   int bcast_reg() const { return conf_.ur_w * conf_.ur_oc + conf_.ur_oc; }
   std::vector<int> free_vregs(int width) const;
+  int prefetch_lines_per_step() const;  // prefetch_lines spread over the call's ic steps
 
   ConvDirectConf conf_;
   bool explicit_bcast_;

@@ -13,7 +13,7 @@ namespace jitconv {
 ConvDirect::ConvDirect(const ConvParams& params, const float* weights, const float* bias, Isa isa, int in_pack,
                        int out_pack, const Tuning& tuning)
     : params_(params), isa_(isa), vlen_(isa_lanes(isa)), in_pack_(in_pack), out_pack_(out_pack),
-      residual_(params.residual && out_pack == isa_lanes(isa)) {
+      residual_(params.residual && out_pack == isa_lanes(isa)), prefetch_weights_(tuning.prefetch_weights) {
   if (isa == Isa::scalar) fail("direct JIT convolution needs AVX2 or AVX-512");
   if (params.ic % in_pack != 0) fail("ic ", params.ic, " is not divisible by input elempack ", in_pack);
   if (params.oc % out_pack != 0) fail("oc ", params.oc, " is not divisible by output elempack ", out_pack);
@@ -88,6 +88,13 @@ const ConvDirect::Kernels& ConvDirect::kernels_for(int ih, int iw, const ConvPad
   const int last_lanes = params_.oc - (chunks_ - 1) * vlen_;
   k.main_conf = init_conv_direct_conf(isa_, p, ur_oc_, vlen_);
   k.last_conf = init_conv_direct_conf(isa_, p, last_chunks, last_lanes);
+  if (prefetch_weights_ && groups_ > 1) {
+    // Rows 0 .. oh-2 of a group each prefetch one slice of the next group (only groups
+    // before the last have one: the main kernel).
+    const int oh = (ih + pads.top + pads.bottom - params_.extent_h()) / params_.sh + 1;
+    const long group_lines = (group_floats_ * 4 + 63) / 64;
+    k.main_conf.prefetch_lines = static_cast<int>((group_lines + std::max(1, oh - 1) - 1) / std::max(1, oh - 1));
+  }
   auto make = [](const ConvDirectConf& conf) {
     return KernelRegistry::instance().get(conf.name(), [conf] { return std::make_unique<ConvDirectGenerator>(conf); });
   };
@@ -167,6 +174,11 @@ void ConvDirect::run(const Mat& bottom_in, const Mat* residual, Mat& top, const 
     args.dst_channel_stride = dst_cstride;
     args.src_row_stride = src_row;
     args.residual_offset = residual_offset;
+    // Prefetch slice oy of the next group (the last row re-touches the first slice, which
+    // is in cache by then: no branch in the kernel).
+    const long slice_bytes = static_cast<long>(k.main_conf.prefetch_lines) * 64;
+    args.prefetch = reinterpret_cast<const char*>(weights + (g + 1) * group_floats) +
+                    (oy + 1 < oh ? oy : 0) * slice_bytes;
     if (last)
       k.last->entry<ConvDirectKernelFn>()(&args);
     else

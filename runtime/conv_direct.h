@@ -22,6 +22,9 @@ class ConvDirect final : public ConvImpl {
   struct Tuning {
     int expected_ow = 0;  // output width when known at create_pipeline (tunes the weight layout)
     int ur_oc = 0;        // force the chunk-group size (tests); 0 = cost model
+    // The weights stream from memory (Option::weights_cold): each row of a chunk group
+    // prefetches a share of the next group's weights into L2.
+    bool prefetch_weights = false;
   };
   ConvDirect(const ConvParams& params, const float* weights, const float* bias, Isa isa, int in_pack, int out_pack,
              const Tuning& tuning);
@@ -50,6 +53,7 @@ class ConvDirect final : public ConvImpl {
   int vlen_;
   int in_pack_, out_pack_;
   int ur_oc_;
+  bool prefetch_weights_;
   bool residual_;    // kernels add a residual input (params.residual and out_pack == vlen)
   int chunks_;       // ceil(oc / vlen)
   int groups_;       // ceil(chunks / ur_oc)

@@ -12,6 +12,8 @@ Option::Option() {
   num_threads = default_num_threads();
   const char* autotune = std::getenv("JITCONV_AUTOTUNE");
   use_autotune = autotune && autotune[0] == '1';
+  const char* cold = std::getenv("JITCONV_WEIGHTS_COLD");
+  weights_cold = cold && cold[0] == '1';
   const char* fusion = std::getenv("JITCONV_RESIDUAL_FUSION");
   use_residual_fusion = !(fusion && fusion[0] == '0');
 }

@@ -33,7 +33,8 @@ struct Option {
   bool use_autotune = false;
   // jitconv: the weights will not stay in cache between forwards (a network larger than
   // the cache), so convolution paths are chosen for weights streaming from memory. The
-  // Net sets it from the model's size (runtime/net.cpp); false for single layers.
+  // Net sets it from the model's size (runtime/net.cpp); false for single layers unless
+  // JITCONV_WEIGHTS_COLD=1 (to benchmark the cold choices layer by layer).
   bool weights_cold = false;
   // jitconv: at load_model the Net fuses Convolution -> Eltwise sum [-> ReLU] into the
   // convolution (its kernels add the shortcut before the activation: one pass over the

@@ -121,6 +121,16 @@ TEST(ConvDirect, EveryChunkGroupSize) {
   }
 }
 
+TEST(ConvDirect, WeightPrefetchingKernels) {
+  // Cold-weight kernels prefetch a slice of the next chunk group per input-channel step;
+  // the prefetch address lives on the kernel's stack beside the channel counter.
+  for (Isa isa : jit_isas())
+    for (int ur : {1, 2, 4})
+      for (int oc : {isa_lanes(isa) * ur * 3, isa_lanes(isa) * ur * 2 + 4})
+        for (int h : {1, 2, 7})
+          ConvTester().isa(isa).ic(24).oc(oc).input(h, 9).kernel(3).pad(1).act("relu").test_direct(ur, true);
+}
+
 TEST(ConvDirect, ActivationParametersAreNotShared) {
   // Kernels are shared by name: two slopes on the same shape must get two kernels.
   for (Isa isa : jit_isas())

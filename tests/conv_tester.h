@@ -149,13 +149,15 @@ class ConvTester {
 
   // ur_oc: force the direct kernel's chunk-group size (0: its cost model, tuned for the
   // real output width as a network with shape hints would).
-  std::vector<float> test_direct(int ur_oc = 0) const {
+  // prefetch_weights: kernels that prefetch the next group's weights (cold-weight form).
+  std::vector<float> test_direct(int ur_oc = 0, bool prefetch_weights = false) const {
     const Isa isa = isa_;
     int oh = 0, ow = 0;
     params().output_size(ih_, iw_, oh, ow);
     ConvDirect::Tuning tuning;
     tuning.expected_ow = ow;
     tuning.ur_oc = ur_oc;
+    tuning.prefetch_weights = prefetch_weights;
     return test_impl([isa, tuning](const ConvParams& p, const float* w, const float* b, int in_pack, int out_pack) {
       return std::unique_ptr<ConvImpl>(new ConvDirect(p, w, b, isa, in_pack, out_pack, tuning));
     });

@@ -105,6 +105,7 @@ std::unique_ptr<ConvImpl> Convolution::make_impl(const std::string& algo, const 
   if (!conv_path_applies(algo, p, isa_, &why)) fail("Convolution ", name, ": path '", algo, "' does not apply: ", why);
   if (algo == "direct") {
     ConvDirect::Tuning tuning;
+    tuning.prefetch_weights = opt.weights_cold;
     if (hint_w > 0 && hint_h > 0) {
       int oh = 0;
       p.output_size(hint_h, hint_w, oh, tuning.expected_ow);
