@@ -50,10 +50,13 @@ constexpr WinogradRow kWinogradRows[] = {
 // weights stream from memory on each forward, and Winograd's alpha^2/9 larger weights
 // cost more than its multiplies save on small outputs. Measured with a 192 MB sweep
 // before each run (ms, direct / F23 / F43 / F63): 512@7 1.96/2.23/3.47/6.20,
-// 256@14 1.44/1.06/1.24/1.74, 128@28 1.35/0.91/0.68/0.78, 64@56 1.39/0.93/0.64/0.64.
+// 256@14 1.44/1.06/1.24/1.74, 128@28 1.35/0.91/0.68/0.78, 64@56 1.39/0.93/0.64/0.64;
+// with the direct kernels' next-group prefetch 512@7 direct 1.46. F23 / F43 on smaller
+// channel counts at 13-14 (AlexNet's conv3-5, MobileNet-style 128@14): 384->256@13
+// 1.51/1.86, 192@13 0.62/0.73, 192->128@13 0.45/0.52, 128@14 0.30/0.32.
 constexpr WinogradRow kWinogradRowsCold[] = {
     {kAnyThreads, 7, 0, 256, "direct"},
-    {kAnyThreads, 14, 0, 256, "winograd23"},
+    {kAnyThreads, 14, 128, 0, "winograd23"},
     {kAnyThreads, 1 << 30, 0, 0, "winograd43"},
 };
 

@@ -71,6 +71,8 @@ TEST(ConvPath, FollowsTheTable) {
   EXPECT_EQ(choose_conv_path(params(256, 256, 3), isa, cold, 14, 14).algo, "winograd23");
   EXPECT_EQ(choose_conv_path(params(128, 128, 3), isa, cold, 28, 28).algo, "winograd43");
   EXPECT_EQ(choose_conv_path(params(64, 64, 3), isa, cold, 56, 56).algo, "winograd43");
+  EXPECT_EQ(choose_conv_path(params(192, 128, 3), isa, cold, 13, 13).algo, "winograd23");
+  EXPECT_EQ(choose_conv_path(params(64, 192, 3), isa, cold, 13, 13).algo, "winograd43");
   Option two = opt;
   two.num_threads = 2;
   EXPECT_EQ(choose_conv_path(params(128, 128, 3), isa, two, 28, 28).algo, "winograd43");
