@@ -39,7 +39,8 @@ ConvGemm::ConvGemm(const ConvParams& params, const float* weights, const float* 
   groups_ = (chunks_ + blocking_.ur_oc - 1) / blocking_.ur_oc;
   const int taps = params.kh * params.kw;
   k_pack_ = form_ == Form::im2col ? kIm2colPack : in_pack;
-  const long k_logical = static_cast<long>(params.ic) * (form_ == Form::pointwise || form_ == Form::subsample ? 1 : taps);
+  const bool one_by_one = form_ == Form::pointwise || form_ == Form::subsample;
+  const long k_logical = static_cast<long>(params.ic) * (one_by_one ? 1 : taps);
   k_total_ = (k_logical + k_pack_ - 1) / k_pack_ * k_pack_;
   // One A block (k_block x ur_oc x vlen floats) should stay in about half of L1.
   const long l1_half = static_cast<long>(cpu_info().l1d_bytes) / 2;
@@ -60,7 +61,7 @@ ConvGemm::ConvGemm(const ConvParams& params, const float* weights, const float* 
     float* gw = w + g * group_floats_;
     for (long kk = 0; kk < k_logical; kk++) {
       int ch, y = 0, x = 0;
-      if (form_ == Form::pointwise || form_ == Form::subsample) {
+      if (one_by_one) {
         ch = static_cast<int>(kk);
       } else if (form_ == Form::im2col) {  // (icg, y, x, lane)
         const int lane = static_cast<int>(kk % in_pack);
@@ -102,6 +103,11 @@ ConvGemm::ConvGemm(const ConvParams& params, const float* weights, const float* 
   base.act = params_.act;
   base.batch_reduce = form_ == Form::brgemm;
   kernels_ = std::make_unique<GemmKernelCache>(base, params_.oc);
+  if (form_ == Form::subsample && no_pad) {
+    GemmConf strided = base;
+    strided.b_pixel_stride = static_cast<long>(params_.sw) * in_pack_ * 4;
+    strided_kernels_ = std::make_unique<GemmKernelCache>(strided, params_.oc);
+  }
 }
 
 void ConvGemm::prepare(int ih, int iw) {
@@ -110,6 +116,9 @@ void ConvGemm::prepare(int ih, int iw) {
   std::vector<int> tails;
   if (form_ == Form::brgemm) {
     tails = {ow % blocking_.nr};
+  } else if (strided_in_place(ow)) {
+    for (int g = 0; g < groups_; g++) strided_kernels_->get(g, ow % blocking_.nr);
+    return;
   } else {
     const long pixels = static_cast<long>(oh) * ow;
     tails = {static_cast<int>(std::min(pixels, kPanelPixels) % blocking_.nr),
@@ -119,12 +128,22 @@ void ConvGemm::prepare(int ih, int iw) {
     for (int g = 0; g < groups_; g++) kernels_->get(g, tail);
 }
 
-void ConvGemm::run_pixels(const float* b, long b_k_stride, int pixels, float* c, long c_plane_stride, float* acc,
-                          int group_begin, int group_end, long residual_offset) const {
+namespace {
+// Below this output width a row-per-call subsample re-reads each group's weights for too
+// few pixels (measured, 1x1 s2, ms, in place / panels: ow 28 256->128 0.35 / 0.41, ow 14
+// 512->1024 1.63 / 1.41, ow 7 1024->2048 2.40 / 1.47).
+constexpr int kStridedMinWidth = 28;
+}  // namespace
+
+bool ConvGemm::strided_in_place(int ow) const { return strided_kernels_ && ow >= kStridedMinWidth; }
+
+void ConvGemm::run_pixels(const GemmKernelCache& cache, const float* b, long b_k_stride, int pixels, float* c,
+                          long c_plane_stride, float* acc, int group_begin, int group_end,
+                          long residual_offset) const {
   const long k_blocks = (k_total_ + k_block_ - 1) / k_block_;
   const long planes_per_group = static_cast<long>(blocking_.ur_oc) * vlen_ / out_pack_;
   for (int g = group_begin; g < group_end; g++) {
-    const GemmKernelCache::Kernel kernel = kernels_->get(g, pixels % blocking_.nr);
+    const GemmKernelCache::Kernel kernel = cache.get(g, pixels % blocking_.nr);
     const GemmConf& conf = *kernel.conf;
     for (long kb = 0; kb < k_blocks; kb++) {
       const long k0 = kb * k_block_;
@@ -169,7 +188,28 @@ void ConvGemm::forward_pointwise(const Mat& bottom, Mat& top, long residual_offs
     float* acc_buf = blocked_k ? static_cast<float*>(acc.data) + acc_floats * omp_get_thread_num() : nullptr;
     const float* b = static_cast<const float*>(bottom.data) + p0 * in_pack_;
     float* c = static_cast<float*>(top.data) + p0 * out_pack_;
-    run_pixels(b, b_k_stride, n, c, c_plane_stride, acc_buf, g, g + 1, residual_offset);
+    run_pixels(*kernels_, b, b_k_stride, n, c, c_plane_stride, acc_buf, g, g + 1, residual_offset);
+  }
+}
+
+void ConvGemm::forward_strided(const Mat& bottom, Mat& top, long residual_offset, const Option& opt) const {
+  const int oh = top.h, ow = top.w;
+  const long c_plane_stride = static_cast<long>(top.cstep) * out_pack_ * 4;
+  const long b_k_stride = static_cast<long>(bottom.cstep) * in_pack_ * 4;
+  const long src_row = static_cast<long>(params_.sh) * bottom.w * in_pack_;  // floats per output row
+  const bool blocked_k = k_block_ < k_total_;
+  const long acc_floats = blocked_k ? static_cast<long>(blocking_.ur_oc) * vlen_ * ow : 0;
+  Mat acc;
+  if (blocked_k) acc.create(static_cast<int>(acc_floats * opt.num_threads), 4u, 1, opt.workspace_allocator);
+  const int groups = groups_;
+  // Row-major tasks: the groups of one row run back to back while its input is in cache.
+#pragma omp parallel for num_threads(opt.num_threads) schedule(static)
+  for (long task = 0; task < static_cast<long>(oh) * groups; task++) {
+    const int oy = static_cast<int>(task / groups), g = static_cast<int>(task % groups);
+    float* acc_buf = blocked_k ? static_cast<float*>(acc.data) + acc_floats * omp_get_thread_num() : nullptr;
+    const float* b = static_cast<const float*>(bottom.data) + oy * src_row;
+    float* c = static_cast<float*>(top.data) + static_cast<long>(oy) * ow * out_pack_;
+    run_pixels(*strided_kernels_, b, b_k_stride, ow, c, c_plane_stride, acc_buf, g, g + 1, residual_offset);
   }
 }
 
@@ -218,7 +258,7 @@ void ConvGemm::forward_panels(const Mat& bottom, Mat& top, const ConvPads& pads,
     job.panel = panel;
     JITCONV_SIMD_CALL_ISA(isa_, build_conv_panel, job);
     float* c = static_cast<float*>(top.data) + p0 * out_pack_;
-    run_pixels(panel, b_k_stride, n, c, c_plane_stride, acc, 0, groups_, residual_offset);
+    run_pixels(*kernels_, panel, b_k_stride, n, c, c_plane_stride, acc, 0, groups_, residual_offset);
   }
 }
 
@@ -290,6 +330,12 @@ void ConvGemm::run(const Mat& bottom, const Mat* residual, Mat& top, const Optio
   switch (form_) {
     case Form::pointwise: forward_pointwise(bottom, top, residual_offset, opt); break;
     case Form::subsample:
+      if (strided_in_place(ow)) {
+        forward_strided(bottom, top, residual_offset, opt);
+        break;
+      }
+      forward_panels(bottom, top, pads, residual_offset, opt);
+      break;
     case Form::im2col: forward_panels(bottom, top, pads, residual_offset, opt); break;
     case Form::brgemm: forward_brgemm(bottom, top, pads, residual_offset, opt); break;
   }
@@ -302,6 +348,8 @@ std::string ConvGemm::describe() const {
      << out_pack_ << " tile " << blocking_.ur_oc << "x" << blocking_.nr << " K " << k_total_ << " in blocks of "
      << k_block_;
   for (const std::string& n : kernels_->names()) os << "\n  kernel " << n;
+  if (strided_kernels_)
+    for (const std::string& n : strided_kernels_->names()) os << "\n  kernel " << n << " (in place, rows of " << kStridedMinWidth << "+ pixels)";
   return os.str();
 }
 

@@ -1,7 +1,10 @@
 // Convolution on the GEMM microkernel (jit/gemm_gen.h): M = output channels, N = output
 // pixels, K = ic (1x1) or ic*kh*kw. Forms:
 //   pointwise  1x1, stride 1, no padding: B is the packed input itself, no copy
-//   subsample  1x1 with stride or padding: each pixel range is gathered into a panel
+//   subsample  1x1 with stride or padding. Unpadded with wide output rows: one output row
+//              per call, B read in place with the stride as its pixel step (no copy);
+//              otherwise each pixel range is gathered into a panel (narrow rows would
+//              re-stream the weights for a handful of pixels per call)
 //   im2col     k x k: each pixel range is unrolled into a [K/16][pixels][16] panel
 //   brgemm     k x k: batch-reduce over the kernel taps on a padded copy, one output row
 //              per call, no im2col
@@ -41,11 +44,15 @@ class ConvGemm final : public ConvImpl {
   // residual_offset: bytes from an output element to its residual (fused residual only).
   void run(const Mat& bottom, const Mat* residual, Mat& top, const Option& opt) const;
   void forward_pointwise(const Mat& bottom, Mat& top, long residual_offset, const Option& opt) const;
+  void forward_strided(const Mat& bottom, Mat& top, long residual_offset, const Option& opt) const;
   void forward_panels(const Mat& bottom, Mat& top, const ConvPads& pads, long residual_offset, const Option& opt) const;
   void forward_brgemm(const Mat& bottom, Mat& top, const ConvPads& pads, long residual_offset, const Option& opt) const;
-  // Runs all chunk groups x K blocks over `pixels` pixels of B (panel or input).
-  void run_pixels(const float* b, long b_k_stride, int pixels, float* c, long c_plane_stride, float* acc,
-                  int group_begin, int group_end, long residual_offset) const;
+  // Subsample problems read in place (unpadded, output rows of at least this many pixels).
+  bool strided_in_place(int ow) const;
+  // Runs all chunk groups x K blocks over `pixels` pixels of B (panel or input) with the
+  // kernels of `cache`.
+  void run_pixels(const GemmKernelCache& cache, const float* b, long b_k_stride, int pixels, float* c,
+                  long c_plane_stride, float* acc, int group_begin, int group_end, long residual_offset) const;
 
   ConvParams params_;
   Isa isa_;
@@ -55,7 +62,7 @@ class ConvGemm final : public ConvImpl {
   bool residual_;  // kernels add a residual input (params.residual and out_pack == vlen)
   GemmBlocking blocking_;
   int chunks_, groups_;
-  int k_pack_;       // B's k packing (in_pack for pointwise/subsample/brgemm, 16 for im2col)
+  int k_pack_;       // B's k packing (in_pack for 1x1 forms and brgemm, 16 for im2col)
   long k_total_;     // K padded to k_pack
   long k_block_;     // K per kernel call (multiple of k_pack)
   long group_floats_;
@@ -63,6 +70,7 @@ class ConvGemm final : public ConvImpl {
   Mat bias_;
 
   std::unique_ptr<GemmKernelCache> kernels_;
+  std::unique_ptr<GemmKernelCache> strided_kernels_;  // subsample read in place: B's pixel step is the stride
 };
 
 }  // namespace jitconv

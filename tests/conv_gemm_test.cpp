@@ -32,6 +32,21 @@ TEST(ConvGemm, PointwiseStridedAndPadded) {
   }
 }
 
+TEST(ConvGemm, StridedReadInPlace) {
+  // Unpadded strided 1x1 with output rows of 28+ pixels reads B in place, one row per
+  // call: odd widths (block tails), strides 2/3 and mixed, channel tails, every elempack
+  // pair, K split into blocks (ic 512), threads.
+  for (Isa isa : jit_isas()) {
+    ConvTester().isa(isa).ic(64).oc(32).input(7, 57).kernel(1).stride(2).test_gemm();
+    ConvTester().isa(isa).ic(24).oc(40).input(10, 90).kernel(1).stride(2, 3).act("relu").test_gemm();
+    ConvTester().isa(isa).ic(13).oc(29).input(5, 31).kernel(1).stride(3, 1).test_gemm();
+    ConvTester().isa(isa).ic(512).oc(48).input(4, 60).kernel(1).stride(2).threads(2).test_gemm();
+    for (int in : {1, 4, 8, 16})
+      for (int out : {1, 4, 8, 16})
+        if (out <= isa_lanes(isa)) ConvTester().isa(isa).ic(32).oc(48).input(3, 61).kernel(1).stride(2).elempack(in, out).test_gemm();
+  }
+}
+
 TEST(ConvGemm, Im2colAndBrgemm) {
   for (Isa isa : jit_isas())
     for (const char* form : {"", "brgemm"}) {
