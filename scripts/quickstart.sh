@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # jitconv quick start (Debian 12, as root):
-#   scripts/quickstart.sh bench   install what is missing, build Release, run the headline benchmark
+#   scripts/quickstart.sh bench   install what is missing, build Release, run the built-in ResNet-18
+#                                 (benchmodel + each convolution against oneDNN)
 #   scripts/quickstart.sh test    install what is missing, build Release, run the whole test suite
 # Both are idempotent: packages already installed and an up-to-date build are reused.
 set -euo pipefail
@@ -32,7 +33,7 @@ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$build" -j "$jobs"
 
 if [ "$mode" = bench ]; then
-  exec "$build/jitconv" bench --threads 1
+  exec "$build/jitconv" benchmodel --threads 1
 else
   cd "$build"
   exec ctest --output-on-failure -j "$jobs" --timeout 900
