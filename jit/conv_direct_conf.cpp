@@ -18,6 +18,7 @@ std::string ConvDirectConf::name() const {
   if (bias) os << "_bias";
   if (residual) os << "_res";
   if (prefetch_lines > 0) os << "_pf" << prefetch_lines;
+  if (ic_blocked) os << "_icb";
   if (act.type != ActivationType::none) os << "_" << act.kernel_tag();
   return os.str();
 }
@@ -51,11 +52,15 @@ int max_ur_w(Isa isa, int ur_oc, bool explicit_bcast, const Activation& act) {
   return std::min(28, (regs - reserved) / ur_oc);
 }
 
+constexpr long kL1WeightBytes = 32 * 1024;  // a group's weights that stay in L1 beside the input
+constexpr long kIcBlockBytes = 24 * 1024;   // target for one input-channel block's weights
+
 // Best ur_w / broadcast form for a group of ur_oc chunks over a row of `ow` pixels.
 Blocking best_row_blocking(Isa isa, int ur_oc, const ConvDirectProblem& p, int ow) {
   const int vlen = isa_lanes(isa);
-  const long group_weight_bytes = static_cast<long>(p.ic) * p.kh * p.kw * ur_oc * vlen * 4;
-  const bool in_l1 = group_weight_bytes <= 32 * 1024;
+  const int ic = p.ic_block > 0 ? p.ic_block : p.ic;
+  const long group_weight_bytes = static_cast<long>(ic) * p.kh * p.kw * ur_oc * vlen * 4;
+  const bool in_l1 = group_weight_bytes <= kL1WeightBytes;
   Blocking best;
   best.cycles = 1e30;
   for (bool explicit_bcast : {true, false}) {
@@ -81,6 +86,25 @@ constexpr int kTypicalWidth = 56;
 
 }  // namespace
 
+int conv_direct_ic_block(Isa isa, const ConvDirectProblem& p, int ur_oc) {
+  const int vlen = isa_lanes(isa);
+  const long per_channel = static_cast<long>(p.kh) * p.kw * ur_oc * vlen * 4;
+  if (p.out_pack != vlen || p.ic <= p.in_pack || p.ic * per_channel <= kL1WeightBytes) return p.ic;
+  // k x k kernels keep whole groups: their taps reuse each loaded input row kh x kw times
+  // and, blocked, they lose more to the extra passes over dst and the smaller groups the
+  // cost model then picks than they gain (one thread, x oneDNN, whole / blocks of 24 KB /
+  // 40 KB: 3x3 64@56 0.99-1.01 / 0.90 / 0.95-0.96, 96@35 0.98 / 0.90 / 0.95, d2 64@56
+  // 0.97-1.00 / 0.88-0.90 / 0.95-0.97). 1x1 with 256 and more input channels gain
+  // (256->64 @56 0.88 -> 0.94, 1024->256 @14 0.88 -> 1.01).
+  if (p.kh * p.kw > 1) return p.ic;
+  ConvDirectProblem whole = p;
+  whole.ic_block = 0;
+  const int ow = p.ow > 0 ? p.ow : 56;
+  if (best_row_blocking(isa, ur_oc, whole, ow).ur_w >= ow) return p.ic;  // one block per row reads them once anyway
+  const long block = std::max<long>(p.in_pack, kIcBlockBytes / per_channel / p.in_pack * p.in_pack);
+  return static_cast<int>(std::min<long>(block, p.ic));
+}
+
 int conv_direct_ur_oc(Isa isa, const ConvDirectProblem& p) {
   const int vlen = isa_lanes(isa);
   const int chunks = (p.oc + vlen - 1) / vlen;
@@ -90,8 +114,10 @@ int conv_direct_ur_oc(Isa isa, const ConvDirectProblem& p) {
   double best_cycles = 1e30;
   for (int ur = 1; ur <= std::min(max_ur, chunks); ur++) {
     const int full = chunks / ur, rest = chunks % ur;
-    double cycles = full * best_row_blocking(isa, ur, p, ow).cycles;
-    if (rest) cycles += best_row_blocking(isa, rest, p, ow).cycles;
+    ConvDirectProblem blocked = p;
+    blocked.ic_block = conv_direct_ic_block(isa, p, ur);
+    double cycles = full * best_row_blocking(isa, ur, blocked, ow).cycles;
+    if (rest) cycles += best_row_blocking(isa, rest, blocked, ow).cycles;
     // Prefer bigger groups on near ties: each group re-reads the input rows.
     if (cycles < best_cycles * 0.985) {
       best_cycles = cycles;
@@ -119,7 +145,12 @@ ConvDirectConf init_conv_direct_conf(Isa isa, const ConvDirectProblem& p, int ch
   c.pad_left = p.pad_left;
   c.in_pack = p.in_pack;
   c.out_pack = p.out_pack;
-  c.ic_groups = p.ic / p.in_pack;
+  const int ic = p.ic_block > 0 ? p.ic_block : p.ic;
+  if (ic % p.in_pack != 0) fail("input-channel block ", ic, " is not a multiple of the input elempack ", p.in_pack);
+  c.ic_groups = ic / p.in_pack;
+  c.ic_blocked = ic < p.ic;
+  if (c.ic_blocked && p.out_pack != c.vlen)
+    fail("input-channel blocks need output elempack ", c.vlen, ", got ", p.out_pack);
   c.ur_oc = chunks_in_group;
   c.last_chunk_lanes = lanes_in_last_chunk;
   c.bias = p.bias;

@@ -7,6 +7,11 @@
 // on the left/right are skipped in generated edge blocks, top/bottom ones by the
 // driver passing the valid kh range.
 //
+// When a group's weights outgrow L1 and a row has several register blocks, the driver
+// splits the input channels into blocks whose weights stay in L1 and calls the kernel
+// once per block (ic_blocked): the first call starts from the bias, later ones from the
+// partial sums in dst, and only the last adds the residual and applies the activation.
+//
 //   src     = ic/in_pack  - [ih][iw][in_pack]          (a packed Mat, any cstep)
 //   weights = ic/in_pack - kh - kw - in_pack - ur_oc - vlen   (one group of chunks)
 //   dst     = oc/out_pack - [oh][ow][out_pack]
@@ -30,7 +35,10 @@ struct ConvDirectConf {
 
   int in_pack = 1;    // elempack of src
   int out_pack = 16;  // elempack of dst (<= vlen)
-  int ic_groups = 1;  // ic / in_pack packed input channels the kernel reduces over
+  int ic_groups = 1;  // packed input channels one call reduces over (a block of them when ic_blocked)
+  // One of several calls per row over blocks of input channels: args.flags say whether it
+  // starts from dst and whether it finishes (residual, activation). Needs out_pack == vlen.
+  bool ic_blocked = false;
 
   int ur_w = 1;   // output pixels per register block
   int ur_oc = 1;  // vlen-wide output-channel chunks per register block
@@ -63,12 +71,20 @@ struct ConvDirectProblem {
   bool bias = false;
   bool residual = false;
   Activation act;
+  // Input channels per kernel call (0: all); see conv_direct_ic_block.
+  int ic_block = 0;
 };
 
 // Output-channel chunks held in registers at once. It fixes the weight layout, so it is
 // chosen at create_pipeline: for the output width when known (ow > 0), else for a
 // typical one.
 int conv_direct_ur_oc(Isa isa, const ConvDirectProblem& p);
+
+// Input channels per kernel call for groups of ur_oc chunks: all of them unless a 1x1
+// group's weights outgrow L1 while a row of p.ow pixels takes several register blocks
+// (each block re-reads the weights) and the output is packed by whole vectors; then the
+// most that keep one block's weights in about half of L1 (a multiple of in_pack).
+int conv_direct_ic_block(Isa isa, const ConvDirectProblem& p, int ur_oc);
 
 // The kernel configuration for a group of `chunks_in_group` chunks whose last chunk has
 // `lanes_in_last_chunk` valid lanes; ur_w and the broadcast form are chosen for p.ow.
@@ -80,6 +96,11 @@ ConvDirectConf init_conv_direct_conf(Isa isa, const ConvDirectProblem& p, int ch
 inline long conv_direct_weight_kh_stride(const ConvDirectConf& c) {
   return static_cast<long>(c.kw) * c.in_pack * c.ur_oc * c.vlen * 4;
 }
+
+enum ConvDirectFlags : long {
+  kDirectLoadDst = 1,  // ic_blocked: start from the partial sums in dst, not the bias
+  kDirectFinal = 2,    // ic_blocked: the last block (residual, activation)
+};
 
 // The runtime arguments of one kernel call.
 struct ConvDirectArgs {
@@ -93,6 +114,7 @@ struct ConvDirectArgs {
   long src_row_stride;      // bytes between input rows (iw * in_pack * 4)
   long residual_offset;     // residual: bytes from dst to the matching residual element
   const void* prefetch;     // prefetch_lines: where this call's prefetches start
+  long flags;               // ic_blocked: ConvDirectFlags
 };
 
 using ConvDirectKernelFn = void (*)(const ConvDirectArgs*);

@@ -64,6 +64,20 @@ std::vector<ConvDirectGenerator::Block> ConvDirectGenerator::plan_blocks() const
 }
 
 void ConvDirectGenerator::emit_init(int width) {
+  Label l_fresh, l_done;
+  if (conf_.ic_blocked) {  // a later input-channel block: the partial sums are in dst
+    const Reg64 reg_plane = reg_src, reg_plane_stride = reg_w;  // both set by the reduction
+    test(qword[reg_args + offsetof(ConvDirectArgs, flags)], kDirectLoadDst);
+    jz(l_fresh, T_NEAR);
+    mov(reg_plane, reg_block_dst);
+    mov(reg_plane_stride, ptr[reg_args + offsetof(ConvDirectArgs, dst_channel_stride)]);
+    for (int c = 0; c < conf_.ur_oc; c++) {
+      for (int j = 0; j < width; j++) vmovups(vreg(acc(c, j)), ptr[reg_plane + j * conf_.vlen * 4]);
+      if (c + 1 < conf_.ur_oc) add(reg_plane, reg_plane_stride);
+    }
+    jmp(l_done, T_NEAR);
+    L(l_fresh);
+  }
   if (conf_.bias) mov(reg_src, ptr[reg_args + offsetof(ConvDirectArgs, bias)]);
   for (int c = 0; c < conf_.ur_oc; c++)
     for (int j = 0; j < width; j++) {
@@ -73,6 +87,7 @@ void ConvDirectGenerator::emit_init(int width) {
       else
         vxorps(a, a, a);
     }
+  if (conf_.ic_blocked) L(l_done);
 }
 
 void ConvDirectGenerator::emit_reduction(const Block& block) {
@@ -140,6 +155,11 @@ void ConvDirectGenerator::emit_reduction(const Block& block) {
 void ConvDirectGenerator::emit_epilogue(int width) {
   const ConvDirectConf& c = conf_;
   std::vector<int> temps = free_vregs(width);
+  Label l_store;
+  if (c.ic_blocked && (c.residual || c.act.type != ActivationType::none)) {  // only the last block finishes
+    test(qword[reg_args + offsetof(ConvDirectArgs, flags)], kDirectFinal);
+    jz(l_store, T_NEAR);
+  }
   if (c.residual) {  // out_pack == vlen: chunk oc of pixel j is one vector of its plane
     const Reg64 reg_res = reg_ic_src, reg_res_plane_stride = reg_ic_w;  // idle after the reduction
     mov(reg_res, ptr[reg_args + offsetof(ConvDirectArgs, residual_offset)]);
@@ -156,6 +176,7 @@ void ConvDirectGenerator::emit_epilogue(int width) {
       for (int j = 0; j < width; j++) live.push_back(acc(oc, j));
     activation_.apply(live, temps);
   }
+  L(l_store);
   PackedStoreEmitter store(*this, c.isa, c.out_pack);
   const Reg64 reg_plane = reg_src, reg_plane_stride = reg_w;
   mov(reg_plane, reg_block_dst);

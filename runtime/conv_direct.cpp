@@ -24,6 +24,8 @@ ConvDirect::ConvDirect(const ConvParams& params, const float* weights, const flo
   shape.ow = tuning.expected_ow;
   shape.kh = params.kh;
   shape.kw = params.kw;
+  shape.in_pack = in_pack;
+  shape.out_pack = out_pack;
   shape.act = params.act;
   ur_oc_ = tuning.ur_oc > 0 ? tuning.ur_oc : conv_direct_ur_oc(isa, shape);
   chunks_ = (params.oc + vlen_ - 1) / vlen_;
@@ -86,21 +88,33 @@ const ConvDirect::Kernels& ConvDirect::kernels_for(int ih, int iw, const ConvPad
   Kernels k;
   const int last_chunks = chunks_ - (groups_ - 1) * ur_oc_;
   const int last_lanes = params_.oc - (chunks_ - 1) * vlen_;
+  k.ic_block = conv_direct_ic_block(isa_, p, ur_oc_);
+  k.ic_blocks = (params_.ic + k.ic_block - 1) / k.ic_block;
+  const int tail_ic = params_.ic - (k.ic_blocks - 1) * k.ic_block;
+  p.ic_block = k.ic_block;
   k.main_conf = init_conv_direct_conf(isa_, p, ur_oc_, vlen_);
   k.last_conf = init_conv_direct_conf(isa_, p, last_chunks, last_lanes);
+  p.ic_block = tail_ic;
+  k.main_tail_conf = init_conv_direct_conf(isa_, p, ur_oc_, vlen_);
+  k.last_tail_conf = init_conv_direct_conf(isa_, p, last_chunks, last_lanes);
   if (prefetch_weights_ && groups_ > 1) {
-    // Rows 0 .. oh-2 of a group each prefetch one slice of the next group (only groups
-    // before the last have one: the main kernel).
+    // Rows 0 .. oh-2 of a group each prefetch one slice of the next group, a share per
+    // input-channel block (only groups before the last have one: the main kernels).
     const int oh = (ih + pads.top + pads.bottom - params_.extent_h()) / params_.sh + 1;
     const long group_lines = (group_floats_ * 4 + 63) / 64;
-    k.main_conf.prefetch_lines = static_cast<int>((group_lines + std::max(1, oh - 1) - 1) / std::max(1, oh - 1));
+    const long calls = static_cast<long>(std::max(1, oh - 1)) * k.ic_blocks;
+    k.main_conf.prefetch_lines = static_cast<int>((group_lines + calls - 1) / calls);
+    k.main_tail_conf.prefetch_lines = k.main_conf.prefetch_lines;
   }
   auto make = [](const ConvDirectConf& conf) {
     return KernelRegistry::instance().get(conf.name(), [conf] { return std::make_unique<ConvDirectGenerator>(conf); });
   };
+  const bool tail = tail_ic != k.ic_block;
   if (groups_ > 1) k.main = make(k.main_conf);
   k.last = make(k.last_conf);
-  for (const JitKernelPtr& kernel : {k.main, k.last})
+  if (groups_ > 1 && tail) k.main_tail = make(k.main_tail_conf);
+  if (tail) k.last_tail = make(k.last_tail_conf);
+  for (const JitKernelPtr& kernel : {k.main, k.last, k.main_tail, k.last_tail})
     if (kernel && std::find(kernel_names_.begin(), kernel_names_.end(), kernel->name()) == kernel_names_.end())
       kernel_names_.push_back(kernel->name());
   return kernels_.emplace(key, k).first->second;
@@ -144,6 +158,12 @@ void ConvDirect::run(const Mat& bottom_in, const Mat* residual, Mat& top, const 
   const long src_row = static_cast<long>(iw) * in_pack_ * 4;
   const long kh_stride = conv_direct_weight_kh_stride(k.main ? k.main_conf : k.last_conf);
   const long kh_stride_last = conv_direct_weight_kh_stride(k.last_conf);
+  const int ic_blocks = k.ic_blocks;
+  const long block_packs = k.ic_block / in_pack_;  // packed input channels per full block
+  const ConvDirectKernelFn fn_main = k.main ? k.main->entry<ConvDirectKernelFn>() : nullptr;
+  const ConvDirectKernelFn fn_last = k.last->entry<ConvDirectKernelFn>();
+  const ConvDirectKernelFn fn_main_tail = k.main_tail ? k.main_tail->entry<ConvDirectKernelFn>() : fn_main;
+  const ConvDirectKernelFn fn_last_tail = k.last_tail ? k.last_tail->entry<ConvDirectKernelFn>() : fn_last;
   const int kh = params_.kh, dh = params_.dh, sh = params_.sh;
   const long planes_per_group = static_cast<long>(ur_oc_) * vlen_ / out_pack_;
   const float* weights = weights_;
@@ -163,10 +183,11 @@ void ConvDirect::run(const Mat& bottom_in, const Mat* residual, Mat& top, const 
     const int iy0 = oy * sh - pad_top;
     const int kh_begin = iy0 >= 0 ? 0 : (-iy0 + dh - 1) / dh;
     const int kh_end = ih - iy0 > 0 ? std::min(kh, (ih - iy0 + dh - 1) / dh) : 0;
+    const long group_kh_stride = last ? kh_stride_last : kh_stride;
     ConvDirectArgs args;
     args.kh_count = std::max(0, kh_end - kh_begin);
-    args.src = reinterpret_cast<const float*>(src + static_cast<long>(iy0 + kh_begin * dh) * src_row);
-    args.weights = weights + g * group_floats + kh_begin * (last ? kh_stride_last : kh_stride) / 4;
+    const unsigned char* src_rows = src + static_cast<long>(iy0 + kh_begin * dh) * src_row;
+    const float* group_weights = weights + g * group_floats + kh_begin * group_kh_stride / 4;
     args.bias = bias ? bias + static_cast<long>(g) * ur_oc * vlen : nullptr;
     args.dst = reinterpret_cast<float*>(dst + g * planes_per_group * dst_cstride +
                                         static_cast<long>(oy) * ow * out_pack_ * 4);
@@ -174,21 +195,34 @@ void ConvDirect::run(const Mat& bottom_in, const Mat* residual, Mat& top, const 
     args.dst_channel_stride = dst_cstride;
     args.src_row_stride = src_row;
     args.residual_offset = residual_offset;
-    // Prefetch slice oy of the next group (the last row re-touches the first slice, which
-    // is in cache by then: no branch in the kernel).
+    // Prefetch slice (oy, block) of the next group (the last row re-touches the first
+    // slices, which are in cache by then: no branch in the kernel).
     const long slice_bytes = static_cast<long>(k.main_conf.prefetch_lines) * 64;
-    args.prefetch = reinterpret_cast<const char*>(weights + (g + 1) * group_floats) +
-                    (oy + 1 < oh ? oy : 0) * slice_bytes;
-    if (last)
-      k.last->entry<ConvDirectKernelFn>()(&args);
-    else
-      k.main->entry<ConvDirectKernelFn>()(&args);
+    const char* next_group = reinterpret_cast<const char*>(weights + (g + 1) * group_floats);
+    for (int b = 0; b < ic_blocks; b++) {
+      // Blocks of block_packs packed channels; the weights of a block are contiguous:
+      // [packs][kh][kw][in_pack][chunks][vlen].
+      args.src = reinterpret_cast<const float*>(src_rows + b * block_packs * src_cstride);
+      args.weights = group_weights + b * block_packs * kh * group_kh_stride / 4;
+      args.prefetch = next_group + ((oy + 1 < oh ? static_cast<long>(oy) : 0) * ic_blocks + b) * slice_bytes;
+      args.flags = (b > 0 ? static_cast<long>(kDirectLoadDst) : 0L) | (b + 1 == ic_blocks ? static_cast<long>(kDirectFinal) : 0L);
+      const bool tail = b + 1 == ic_blocks;
+      (last ? (tail ? fn_last_tail : fn_last) : (tail ? fn_main_tail : fn_main))(&args);
+    }
   }
 }
 
 std::string ConvDirect::describe() const {
   std::ostringstream os;
   os << "direct " << isa_name(isa_) << " elempack " << in_pack_ << "->" << out_pack_ << " ur_oc " << ur_oc_;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& entry : kernels_)
+      if (entry.second.ic_blocks > 1) {
+        os << " input channels in blocks of " << entry.second.ic_block;
+        break;
+      }
+  }
   std::lock_guard<std::mutex> lock(mutex_);
   for (const std::string& n : kernel_names_) os << "\n  kernel " << n;
   return os.str();

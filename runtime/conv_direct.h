@@ -42,8 +42,12 @@ class ConvDirect final : public ConvImpl {
 
  private:
   struct Kernels {
-    ConvDirectConf main_conf, last_conf;
-    JitKernelPtr main, last;  // last: the final chunk group when it differs from the rest
+    // main: every chunk group but the final one; last: the final group (its own kernel
+    // when it has fewer chunks). *_tail: the trailing partial input-channel block.
+    ConvDirectConf main_conf, last_conf, main_tail_conf, last_tail_conf;
+    JitKernelPtr main, last, main_tail, last_tail;
+    int ic_block = 0;   // input channels per call
+    int ic_blocks = 1;  // calls per output row
   };
   const Kernels& kernels_for(int ih, int iw, const ConvPads& pads) const;
   void run(const Mat& bottom, const Mat* residual, Mat& top, const Option& opt) const;

@@ -121,6 +121,21 @@ TEST(ConvDirect, EveryChunkGroupSize) {
   }
 }
 
+TEST(ConvDirect, InputChannelBlocks) {
+  // 1x1 groups whose weights outgrow L1 run as several calls per row over blocks of input
+  // channels (the first from the bias, later ones from dst, the last one activating): full
+  // and partial trailing blocks, every chunk-group size, activations that are not
+  // idempotent, two threads, and the cold-weight prefetch on top.
+  for (Isa isa : jit_isas()) {
+    const int vlen = isa_lanes(isa);
+    for (int ur : {1, 2, 4})
+      for (int ic : {40 * vlen, 25 * vlen + 0, 37 * vlen})
+        ConvTester().isa(isa).ic(ic).oc(vlen * ur * 2).input(3, 41).kernel(1).act("mish").test_direct(ur);
+    ConvTester().isa(isa).ic(48 * vlen).oc(3 * vlen).input(2, 57).kernel(1).act("leaky:0.1").threads(2).test_direct();
+    ConvTester().isa(isa).ic(33 * vlen).oc(5 * vlen).input(4, 30).kernel(1).stride(1, 2).act("hardswish").test_direct(2, true);
+  }
+}
+
 TEST(ConvDirect, WeightPrefetchingKernels) {
   // Cold-weight kernels prefetch a slice of the next chunk group per input-channel step;
   // the prefetch address lives on the kernel's stack beside the channel counter.
