@@ -6,6 +6,7 @@
 
 #include "jit/conv_direct_gen.h"
 #include "runtime/border.h"
+#include "runtime/cpu.h"
 #include "runtime/error.h"
 
 namespace jitconv {
@@ -97,7 +98,7 @@ const ConvDirect::Kernels& ConvDirect::kernels_for(int ih, int iw, const ConvPad
   p.ic_block = tail_ic;
   k.main_tail_conf = init_conv_direct_conf(isa_, p, ur_oc_, vlen_);
   k.last_tail_conf = init_conv_direct_conf(isa_, p, last_chunks, last_lanes);
-  if (prefetch_weights_ && groups_ > 1) {
+  if (prefetch_weights_ && groups_ > 1 && !rows_outer(ih, iw)) {
     // Rows 0 .. oh-2 of a group each prefetch one slice of the next group, a share per
     // input-channel block (only groups before the last have one: the main kernels).
     const int oh = (ih + pads.top + pads.bottom - params_.extent_h()) / params_.sh + 1;
@@ -118,6 +119,12 @@ const ConvDirect::Kernels& ConvDirect::kernels_for(int ih, int iw, const ConvPad
     if (kernel && std::find(kernel_names_.begin(), kernel_names_.end(), kernel->name()) == kernel_names_.end())
       kernel_names_.push_back(kernel->name());
   return kernels_.emplace(key, k).first->second;
+}
+
+bool ConvDirect::rows_outer(int ih, int iw) const {
+  const double l2 = static_cast<double>(cpu_info().l2_bytes);
+  const double input_bytes = static_cast<double>(params_.ic) * ih * iw * 4;
+  return groups_ > 1 && static_cast<double>(weights_.bytes()) <= l2 / 2 && input_bytes > l2 / 2;
 }
 
 void ConvDirect::prepare(int ih, int iw) { kernels_for(ih, iw, params_.pads_for(ih, iw)); }
@@ -174,11 +181,12 @@ void ConvDirect::run(const Mat& bottom_in, const Mat* residual, Mat& top, const 
   const int ur_oc = ur_oc_, vlen = vlen_;
   const long group_floats = group_floats_;
   const int pad_top = pads.top;
+  const bool rows_first = rows_outer(ih, iw);
 
 #pragma omp parallel for num_threads(opt.num_threads) schedule(static)
   for (long task = 0; task < static_cast<long>(groups) * oh; task++) {
-    const int g = static_cast<int>(task / oh);
-    const int oy = static_cast<int>(task % oh);
+    const int g = static_cast<int>(rows_first ? task % groups : task / oh);
+    const int oy = static_cast<int>(rows_first ? task / groups : task % oh);
     const bool last = g == groups - 1;
     const int iy0 = oy * sh - pad_top;
     const int kh_begin = iy0 >= 0 ? 0 : (-iy0 + dh - 1) / dh;

@@ -51,6 +51,10 @@ class ConvDirect final : public ConvImpl {
   };
   const Kernels& kernels_for(int ih, int iw, const ConvPads& pads) const;
   void run(const Mat& bottom, const Mat* residual, Mat& top, const Option& opt) const;
+  // Task order: row-major (every group of a row back to back) when the input outgrows L2
+  // but all the weights fit in it, so each input row is read from memory once instead of
+  // once per group; otherwise group-major, keeping one group's weights hot.
+  bool rows_outer(int ih, int iw) const;
 
   ConvParams params_;
   Isa isa_;
