@@ -136,6 +136,15 @@ TEST(ConvDirect, InputChannelBlocks) {
   }
 }
 
+TEST(ConvDirect, RowsOuterOnLargeInputs) {
+  // Inputs past half of L2 with small weights run every group of a row back to back
+  // (ConvDirect::rows_outer; on this machine's 2 MB L2 from 1 MB of input).
+  for (Isa isa : jit_isas()) {
+    ConvTester().isa(isa).ic(128).oc(96).input(45, 47).kernel(1).stride(2).act("relu").threads(2).test_direct(1);
+    ConvTester().isa(isa).ic(64).oc(40).input(66, 65).kernel(3).pad(1).test_direct(1);
+  }
+}
+
 TEST(ConvDirect, WeightPrefetchingKernels) {
   // Cold-weight kernels prefetch a slice of the next chunk group per input-channel step;
   // the prefetch address lives on the kernel's stack beside the channel counter.
