@@ -37,11 +37,12 @@ struct WinogradRow {
 // 16->64@56 0.41/0.30/0.21/0.21. Small outputs waste the big tiles' padding and their
 // transformed weights (alpha^2/9 x the original) outgrow L2, so they stream from L3.
 // On two threads F(6,3)'s fewer tiles and larger U scale worse (F43 / F63 ms: 64@56
-// 0.33/0.37, 96@35 0.28/0.36, 128@28 0.35/0.41): F(6,3) is a one-thread choice.
+// 0.33/0.37, 96@35 0.28/0.36, 128@28 0.35/0.41): F(6,3) is a one-thread choice. At 256@14
+// F(2,3) and F(4,3) tie on one thread (0.70-0.79 ms either, over four rounds) and F(4,3)
+// wins on two (x oneDNN 1.77 vs 1.51), so F(4,3) from 8x8 up.
 constexpr int kAnyThreads = 1 << 30;
 constexpr WinogradRow kWinogradRows[] = {
     {kAnyThreads, 7, 0, 0, "winograd23"},
-    {kAnyThreads, 14, 0, 256, "winograd23"},
     {kAnyThreads, 14, 0, 0, "winograd43"},
     {1, 1 << 30, 64, 0, "winograd63"},
     {kAnyThreads, 1 << 30, 0, 0, "winograd43"},
