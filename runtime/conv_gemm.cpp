@@ -17,6 +17,13 @@ namespace jitconv {
 namespace {
 constexpr int kIm2colPack = 16;  // im2col panels pack K by a 64-byte line per pixel
 constexpr long kPanelPixels = 256;  // pixels per task: panels of a few hundred KB stay in L2
+// Calls over this many pixels take all of K at once when the group's A is at most this
+// big: it then streams from L2 once per call instead of the partial sums making a round
+// trip per K block (one thread, x oneDNN, K blocked for L1 / whole: 1x1 256->64 @56
+// 0.97 / 1.05, 512->128 @28 0.98 / 1.00, 1024->256 @14 0.99 / 1.00; on 49-pixel calls
+// the blocks win: 2048->512 @7 0.95-1.00 / 0.95, 512->2048 @7 0.98 / 0.96).
+constexpr long kWholeKMinPixels = 128;
+constexpr long kWholeKMaxABytes = 256 * 1024;
 }  // namespace
 
 ConvGemm::ConvGemm(const ConvParams& params, const float* weights, const float* bias, Isa isa, int in_pack,
@@ -119,6 +126,13 @@ void ConvGemm::prepare(int ih, int iw) {
   } else if (strided_in_place(ow)) {
     for (int g = 0; g < groups_; g++) strided_kernels_->get(g, ow % blocking_.nr);
     return;
+  } else if (form_ == Form::pointwise) {
+    const long pixels = static_cast<long>(oh) * ow;
+    for (int threads : {1, default_num_threads()}) {
+      const long range = pointwise_range(pixels, threads);
+      tails.push_back(static_cast<int>(range % blocking_.nr));
+      tails.push_back(static_cast<int>((pixels % range) % blocking_.nr));
+    }
   } else {
     const long pixels = static_cast<long>(oh) * ow;
     tails = {static_cast<int>(std::min(pixels, kPanelPixels) % blocking_.nr),
@@ -140,14 +154,16 @@ bool ConvGemm::strided_in_place(int ow) const { return strided_kernels_ && ow >=
 void ConvGemm::run_pixels(const GemmKernelCache& cache, const float* b, long b_k_stride, int pixels, float* c,
                           long c_plane_stride, float* acc, int group_begin, int group_end,
                           long residual_offset) const {
-  const long k_blocks = (k_total_ + k_block_ - 1) / k_block_;
+  const long a_group_bytes = k_total_ * blocking_.ur_oc * vlen_ * 4;
+  const long k_block = pixels >= kWholeKMinPixels && a_group_bytes <= kWholeKMaxABytes ? k_total_ : k_block_;
+  const long k_blocks = (k_total_ + k_block - 1) / k_block;
   const long planes_per_group = static_cast<long>(blocking_.ur_oc) * vlen_ / out_pack_;
   for (int g = group_begin; g < group_end; g++) {
     const GemmKernelCache::Kernel kernel = cache.get(g, pixels % blocking_.nr);
     const GemmConf& conf = *kernel.conf;
     for (long kb = 0; kb < k_blocks; kb++) {
-      const long k0 = kb * k_block_;
-      const long k_here = std::min(k_block_, k_total_ - k0);
+      const long k0 = kb * k_block;
+      const long k_here = std::min(k_block, k_total_ - k0);
       GemmArgs args{};
       args.a = static_cast<const float*>(weights_) + g * group_floats_ + k0 * conf.ur_oc * vlen_;
       args.b = reinterpret_cast<const float*>(reinterpret_cast<const char*>(b) + (k0 / k_pack_) * b_k_stride);
@@ -169,9 +185,18 @@ void ConvGemm::run_pixels(const GemmKernelCache& cache, const float* b, long b_k
   }
 }
 
+long ConvGemm::pointwise_range(long pixels, int threads) const {
+  long ranges = (pixels + kPanelPixels - 1) / kPanelPixels;
+  // Whole rounds of tasks: 13 ranges on 2 threads would leave one thread a range behind.
+  while (threads > 1 && (ranges * groups_) % threads != 0 && ranges < pixels) ranges++;
+  const long nr = blocking_.nr;
+  return std::max(nr, ((pixels + ranges - 1) / ranges + nr - 1) / nr * nr);
+}
+
 void ConvGemm::forward_pointwise(const Mat& bottom, Mat& top, long residual_offset, const Option& opt) const {
   const long pixels = static_cast<long>(bottom.w) * bottom.h;
-  const long ranges = (pixels + kPanelPixels - 1) / kPanelPixels;
+  const long range_pixels = std::min(kPanelPixels, pointwise_range(pixels, opt.num_threads));
+  const long ranges = (pixels + range_pixels - 1) / range_pixels;
   const long c_plane_stride = static_cast<long>(top.cstep) * out_pack_ * 4;
   const long b_k_stride = static_cast<long>(bottom.cstep) * in_pack_ * 4;
   const bool blocked_k = k_block_ < k_total_;
@@ -183,8 +208,8 @@ void ConvGemm::forward_pointwise(const Mat& bottom, Mat& top, long residual_offs
   for (long task = 0; task < ranges * groups; task++) {
     const long range = task / groups;
     const int g = static_cast<int>(task % groups);
-    const long p0 = range * kPanelPixels;
-    const int n = static_cast<int>(std::min(kPanelPixels, pixels - p0));
+    const long p0 = range * range_pixels;
+    const int n = static_cast<int>(std::min(range_pixels, pixels - p0));
     float* acc_buf = blocked_k ? static_cast<float*>(acc.data) + acc_floats * omp_get_thread_num() : nullptr;
     const float* b = static_cast<const float*>(bottom.data) + p0 * in_pack_;
     float* c = static_cast<float*>(top.data) + p0 * out_pack_;

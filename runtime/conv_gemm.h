@@ -47,6 +47,8 @@ class ConvGemm final : public ConvImpl {
   void forward_strided(const Mat& bottom, Mat& top, long residual_offset, const Option& opt) const;
   void forward_panels(const Mat& bottom, Mat& top, const ConvPads& pads, long residual_offset, const Option& opt) const;
   void forward_brgemm(const Mat& bottom, Mat& top, const ConvPads& pads, long residual_offset, const Option& opt) const;
+  // Pixels per pointwise task for `threads` threads (a multiple of nr, at most 256).
+  long pointwise_range(long pixels, int threads) const;
   // Subsample problems read in place (unpadded, output rows of at least this many pixels).
   bool strided_in_place(int ow) const;
   // Runs all chunk groups x K blocks over `pixels` pixels of B (panel or input) with the
