@@ -32,6 +32,18 @@ TEST(ConvGemm, PointwiseStridedAndPadded) {
   }
 }
 
+TEST(ConvGemm, PointwiseWholeKAndBalancedRanges) {
+  // Calls of 128+ pixels take all of K at once (A up to 256 KB), narrower ones split K
+  // through the partial sums; on several threads the pixel ranges are resized to whole
+  // rounds of tasks (odd pixel counts, one and several chunk groups).
+  for (Isa isa : jit_isas())
+    for (int threads : {1, 2, 3}) {
+      ConvTester().isa(isa).ic(384).oc(48).input(12, 13).kernel(1).act("relu").threads(threads).test_gemm();
+      ConvTester().isa(isa).ic(200).oc(136).input(23, 29).kernel(1).threads(threads).test_gemm();
+      ConvTester().isa(isa).ic(1024).oc(16).input(9, 9).kernel(1).threads(threads).test_gemm();
+    }
+}
+
 TEST(ConvGemm, StridedReadInPlace) {
   // Unpadded strided 1x1 with output rows of 28+ pixels reads B in place, one row per
   // call: odd widths (block tails), strides 2/3 and mixed, channel tails, every elempack
