@@ -10,7 +10,7 @@ namespace {
 TEST(MathLRN, MatchesReference) {
   uint32_t seed = 10000;
   for (int region = 0; region <= 1; region++)
-    for (int size : {1, 3, 4, 5})
+    for (int size : {1, 3, 4, 5, 9, 17, 33})  // 9, 33: a window of exactly 2 * pack + 1
       for (const ShapeCase& s : {ShapeCase{3, 7, 5, 1, 16}, ShapeCase{3, 9, 6, 1, 3}, ShapeCase{3, 2, 3, 1, 7}}) {
         SCOPED_TRACE("region " + std::to_string(region) + " size " + std::to_string(size) + " " + s.name());
         LayerTester("LRN").param(0, region).param(1, size).input(make_input(s, seed++, -3.f, 3.f)).test();

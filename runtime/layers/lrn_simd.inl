@@ -46,24 +46,18 @@ void across_planes(const LrnAcrossJob& job) {
 }
 
 // elempack P: one vector = P channels of a pixel. A channel's neighbours d lanes away sit
-// in the same vector or in the next/previous pack's: picked with two-vector shuffles. The
+// in the same pack or in the next/previous pack's: the three packs' squares are laid side by
+// side ([prev | cur | next], zeros past the ends) and each lane sums its window of that row
+// (plain loops over fixed P that the compiler vectorizes; portable to GCC and clang). The
 // squares of a block of pixels are kept for all packs before any is scaled in place.
 template <int P>
 void across_packs(const LrnAcrossJob& job) {
-  typedef float vec __attribute__((vector_size(P * 4)));
-  typedef int idx __attribute__((vector_size(P * 4)));
   constexpr long kBlock = 64;
   const int half = job.local_size / 2, packs = job.packs;
-  idx up[P], down[P];  // up[d]: lane l <- channel l + d of [cur, next]; down[d]: l - d of [prev, cur]
-  for (int d = 0; d < P; d++)
-    for (int l = 0; l < P; l++) {
-      up[d][l] = l + d;
-      down[d][l] = P + l - d;
-    }
+  const int reach = std::min(half, P);  // the layer sends half > P to across_planes
   const long blocks = (job.pixels + kBlock - 1) / kBlock;
 #pragma omp parallel num_threads(job.num_threads)
   {
-    // (std::vector<vec> would drop the vector attribute: floats, copied in and out.)
     std::vector<float> squares(static_cast<size_t>(packs) * kBlock * P);
     auto square_ptr = [&](int g, long i) { return &squares[(static_cast<size_t>(g) * kBlock + i) * P]; };
 #pragma omp for schedule(static)
@@ -71,29 +65,21 @@ void across_packs(const LrnAcrossJob& job) {
       const long i0 = b * kBlock, n = std::min(kBlock, job.pixels - i0);
       for (int g = 0; g < packs; g++) {
         const float* x = job.x + g * job.cstep + i0 * P;
-        for (long i = 0; i < n; i++) {
-          vec v;
-          std::memcpy(&v, x + i * P, sizeof(v));
-          v = v * v;
-          std::memcpy(&squares[(static_cast<size_t>(g) * kBlock + i) * P], &v, sizeof(v));
-        }
+        float* s = square_ptr(g, 0);
+        for (long k = 0; k < n * P; k++) s[k] = x[k] * x[k];
       }
-      const vec zero = {};
       for (int g = 0; g < packs; g++) {
         float* x = job.x + g * job.cstep + i0 * P;
         for (long i = 0; i < n; i++) {
-          vec cur, prev = zero, next = zero;
-          std::memcpy(&cur, square_ptr(g, i), sizeof(vec));
-          if (g > 0) std::memcpy(&prev, square_ptr(g - 1, i), sizeof(vec));
-          if (g + 1 < packs) std::memcpy(&next, square_ptr(g + 1, i), sizeof(vec));
-          vec window = cur;
-          for (int d = 1; d <= half && d < P; d++)
-            window += __builtin_shuffle(cur, next, up[d]) + __builtin_shuffle(prev, cur, down[d]);
-          float w[P], v[P];
-          std::memcpy(w, &window, sizeof(w));
-          std::memcpy(v, x + i * P, sizeof(v));
-          for (int l = 0; l < P; l++) v[l] *= lrn_scale(w[l], job);
-          std::memcpy(x + i * P, v, sizeof(v));
+          float row[3 * P] = {};
+          if (g > 0) std::memcpy(row, square_ptr(g - 1, i), P * sizeof(float));
+          std::memcpy(row + P, square_ptr(g, i), P * sizeof(float));
+          if (g + 1 < packs) std::memcpy(row + 2 * P, square_ptr(g + 1, i), P * sizeof(float));
+          float window[P] = {};
+          for (int d = -reach; d <= reach; d++)
+            for (int l = 0; l < P; l++) window[l] += row[P + l + d];
+          float* v = x + i * P;
+          for (int l = 0; l < P; l++) v[l] *= lrn_scale(window[l], job);
         }
       }
     }
