@@ -115,7 +115,9 @@ void DeconvolutionLayer::create_pipeline(const Option&) {
 }
 
 size_t DeconvolutionLayer::weight_bytes() const {
-  return (gemm_weight_.size() + depthwise_weight_.size() + bias_values_.size()) * sizeof(float);
+  // Before create_pipeline the loaded originals count (the Net sizes the model from them).
+  return (gemm_weight_.size() + depthwise_weight_.size() + bias_values_.size()) * sizeof(float) + weight_.bytes() +
+         bias_.bytes();
 }
 
 DeconvolutionLayer::OutputWindow DeconvolutionLayer::output_window(int w, int h) const {

@@ -84,8 +84,10 @@ class InnerProduct final : public Layer {
     weight_.release();  // the packed copy is all forward needs
   }
 
+  // Before create_pipeline the loaded originals count (the Net sizes the model from them).
   size_t weight_bytes() const override {
-    return gemm_ ? gemm_->weight_bytes() : (packed_weight_.size() + packed_bias_.size()) * sizeof(float);
+    return (gemm_ ? gemm_->weight_bytes() : (packed_weight_.size() + packed_bias_.size()) * sizeof(float)) +
+           weight_.bytes() + bias_.bytes();
   }
   std::string describe() const override { return gemm_ ? gemm_->describe() : "portable blocked kernel"; }
   void destroy_pipeline(const Option&) override { gemm_.reset(); }
