@@ -22,6 +22,18 @@ TEST(Allocator, AlignedMallocIs64ByteAlignedWithSlack) {
   }
 }
 
+TEST(Allocator, LargeBlocksAreHugePageAligned) {
+  // 8 MiB and more: 2 MiB aligned (offered to transparent huge pages), writable to the end.
+  for (size_t size : {size_t(8) << 20, (size_t(9) << 20) + 5, size_t(40) << 20}) {
+    unsigned char* p = static_cast<unsigned char*>(aligned_malloc(size));
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % (size_t(2) << 20), 0u) << size;
+    std::memset(p, 0x5a, size + kOverreadBytes);
+    EXPECT_EQ(p[size - 1], 0x5a);
+    aligned_free(p);
+  }
+}
+
 TEST(PoolAllocator, ReusesAFittingBlock) {
   PoolAllocator pool;
   void* a = pool.fast_malloc(1000);
