@@ -7,12 +7,13 @@
 #include "runtime/conv_impl.h"
 #include "runtime/conv_params.h"
 #include "runtime/cpu.h"
+#include "runtime/layers/conv_layer_params.h"
 #include "runtime/layer.h"
 
 namespace jitconv {
 namespace layers {
 
-class Convolution : public Layer {
+class Convolution : public Layer, public ConvLayerParams {
  public:
   Convolution();
   void load_param(const ParamDict& pd) override;
@@ -28,19 +29,7 @@ class Convolution : public Layer {
   // The geometry (pads may hold ncnn's SAME markers).
   ConvParams params() const;
 
-  // ncnn parameters.
-  int num_output = 0;
-  int kernel_w = 0, kernel_h = 0;
-  int dilation_w = 1, dilation_h = 1;
-  int stride_w = 1, stride_h = 1;
-  int pad_left = 0, pad_right = 0, pad_top = 0, pad_bottom = 0;
-  float pad_value = 0.f;
-  int bias_term = 0;
-  int weight_data_size = 0;
-  int int8_scale_term = 0;
-  int activation_type = 0;
-  Mat activation_params;
-  int dynamic_weight = 0;
+  // ncnn parameters: ConvLayerParams.
 
   Mat weight_data;  // num_output x ic x kh x kw (fp32, or int8 with elemsize 1)
   Mat bias_data;

@@ -9,12 +9,13 @@
 #include "runtime/conv_impl.h"
 #include "runtime/conv_params.h"
 #include "runtime/cpu.h"
+#include "runtime/layers/conv_layer_params.h"
 #include "runtime/layer.h"
 
 namespace jitconv {
 namespace layers {
 
-class ConvolutionDepthWise : public Layer {
+class ConvolutionDepthWise : public Layer, public ConvLayerParams {
  public:
   ConvolutionDepthWise();
   void load_param(const ParamDict& pd) override;
@@ -33,20 +34,8 @@ class ConvolutionDepthWise : public Layer {
   ConvParams params() const;
   bool is_depthwise() const;
 
-  // ncnn parameters.
-  int num_output = 0;
-  int kernel_w = 0, kernel_h = 0;
-  int dilation_w = 1, dilation_h = 1;
-  int stride_w = 1, stride_h = 1;
-  int pad_left = 0, pad_right = 0, pad_top = 0, pad_bottom = 0;
-  float pad_value = 0.f;
-  int bias_term = 0;
-  int weight_data_size = 0;
+  // ncnn parameters: ConvLayerParams, and group (7).
   int group = 1;
-  int int8_scale_term = 0;
-  int activation_type = 0;
-  Mat activation_params;
-  int dynamic_weight = 0;
 
   Mat weight_data;  // group x oc/group x ic/group x kh x kw
   Mat bias_data;

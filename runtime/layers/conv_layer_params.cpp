@@ -1,0 +1,75 @@
+#include "runtime/layers/conv_layer_params.h"
+
+#include "runtime/error.h"
+
+namespace jitconv {
+namespace layers {
+
+void ConvLayerParams::read_conv_params(const ParamDict& pd) {
+  num_output = pd.get(0, 0);
+  kernel_w = pd.get(1, 0);
+  kernel_h = pd.get(11, kernel_w);
+  dilation_w = pd.get(2, 1);
+  dilation_h = pd.get(12, dilation_w);
+  stride_w = pd.get(3, 1);
+  stride_h = pd.get(13, stride_w);
+  pad_left = pd.get(4, 0);
+  pad_right = pd.get(15, pad_left);
+  pad_top = pd.get(14, pad_left);
+  pad_bottom = pd.get(16, pad_top);
+  pad_value = pd.get(18, 0.f);
+  bias_term = pd.get(5, 0);
+  weight_data_size = pd.get(6, 0);
+  int8_scale_term = pd.get(8, 0);
+  activation_type = pd.get(9, 0);
+  activation_params = pd.get(10, Mat());
+  dynamic_weight = pd.get(19, 0);
+}
+
+void ConvLayerParams::check_conv_geometry(const std::string& label) const {
+  if (num_output <= 0) fail(label, ": num_output (0) must be positive, got ", num_output);
+  if (kernel_w <= 0 || kernel_h <= 0) fail(label, ": kernel ", kernel_w, "x", kernel_h, " must be positive");
+  if (dilation_w <= 0 || dilation_h <= 0 || stride_w <= 0 || stride_h <= 0)
+    fail(label, ": dilation and stride must be positive");
+  for (int pad : {pad_left, pad_right, pad_top, pad_bottom})
+    if (pad < 0 && pad != kPadSameUpper && pad != kPadSameLower)
+      fail(label, ": pad ", pad, " is neither >= 0 nor -233/-234 (SAME)");
+}
+
+void ConvLayerParams::check_conv_weights(const std::string& label) const {
+  if (weight_data_size <= 0 && !dynamic_weight) fail(label, ": weight_data_size (6) must be positive");
+  if (weight_data_size % (num_output * kernel_w * kernel_h) != 0)
+    fail(label, ": weight_data_size ", weight_data_size, " is not a multiple of num_output*kernel_w*kernel_h");
+  Activation::from_ncnn(activation_type, activation_floats());  // validates
+}
+
+std::vector<float> ConvLayerParams::activation_floats() const {
+  std::vector<float> v;
+  if (!activation_params.empty())
+    v.assign(static_cast<const float*>(activation_params.data),
+             static_cast<const float*>(activation_params.data) + activation_params.w);
+  return v;
+}
+
+ConvParams ConvLayerParams::conv_params(int ic) const {
+  ConvParams p;
+  p.oc = num_output;
+  p.ic = ic;
+  p.kh = kernel_h;
+  p.kw = kernel_w;
+  p.sh = stride_h;
+  p.sw = stride_w;
+  p.dh = dilation_h;
+  p.dw = dilation_w;
+  p.pad_top = pad_top;
+  p.pad_left = pad_left;
+  p.pad_bottom = pad_bottom;
+  p.pad_right = pad_right;
+  p.pad_value = pad_value;
+  p.bias = bias_term != 0;
+  p.act = Activation::from_ncnn(activation_type, activation_floats());
+  return p;
+}
+
+}  // namespace layers
+}  // namespace jitconv
