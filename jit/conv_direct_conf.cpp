@@ -19,6 +19,7 @@ std::string ConvDirectConf::name() const {
   if (residual) os << "_res";
   if (prefetch_lines > 0) os << "_pf" << prefetch_lines;
   if (ic_blocked) os << "_icb";
+  if (prefetch_next_row) os << "_pfr";
   if (act.type != ActivationType::none) os << "_" << act.kernel_tag();
   return os.str();
 }
@@ -157,6 +158,8 @@ ConvDirectConf init_conv_direct_conf(Isa isa, const ConvDirectProblem& p, int ch
   c.residual = p.residual;
   if (c.residual && c.out_pack != c.vlen) fail("a fused residual needs output elempack ", c.vlen, ", got ", c.out_pack);
   c.act = p.act;
+  if (p.prefetch_next_row && p.kh != 1) fail("the input-row prefetch is for 1x1 kernels, got kh ", p.kh);
+  c.prefetch_next_row = p.prefetch_next_row;
   const Blocking b = best_row_blocking(isa, c.ur_oc, p, p.ow);
   c.ur_w = b.ur_w;
   c.explicit_bcast = b.explicit_bcast;

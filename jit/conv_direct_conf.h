@@ -58,6 +58,12 @@ struct ConvDirectConf {
   // weights: when weights stream from memory, the group's first row would otherwise wait
   // on memory while later rows find it in L2.
   int prefetch_lines = 0;
+  // 1x1 (kh = 1) only: prefetch into L2, spread over each input-channel step, the lines
+  // the block reads from the input row args.prefetch_row_offset bytes below the current
+  // one. The driver points it a few output rows ahead when the input outgrows L2: rows
+  // read with a stride start a new hardware-prefetch stream in every channel plane and
+  // would otherwise wait on L3 at each row. Calls that need none pass 0 (their own row).
+  bool prefetch_next_row = false;
 
   // e.g. conv_direct_avx512_k3x3_s1_d1x1_p16to16_iw56ow56pl1_ic4_ur7x4_bias_relu
   std::string name() const;
@@ -73,6 +79,7 @@ struct ConvDirectProblem {
   Activation act;
   // Input channels per kernel call (0: all); see conv_direct_ic_block.
   int ic_block = 0;
+  bool prefetch_next_row = false;  // see ConvDirectConf
 };
 
 // Output-channel chunks held in registers at once. It fixes the weight layout, so it is
@@ -114,6 +121,7 @@ struct ConvDirectArgs {
   long src_row_stride;      // bytes between input rows (iw * in_pack * 4)
   long residual_offset;     // residual: bytes from dst to the matching residual element
   const void* prefetch;     // prefetch_lines: where this call's prefetches start
+  long prefetch_row_offset; // prefetch_next_row: bytes from src to the input row to prefetch
   long flags;               // ic_blocked: ConvDirectFlags
 };
 

@@ -1,5 +1,6 @@
 #include "jit/conv_direct_gen.h"
 
+#include <algorithm>
 #include <cstddef>
 
 #include "jit/store_emitter.h"
@@ -12,7 +13,8 @@ using namespace Xbyak;
 namespace {
 constexpr int kIcCounterSlot = 0;   // [rsp + 0]: packed input channels left in this block
 constexpr int kPrefetchSlot = 8;    // [rsp + 8]: next prefetch address
-constexpr int kStackBytes = 24;     // both slots, rounded so rsp stays 16-byte aligned
+constexpr int kRowPrefetchSlot = 16;  // [rsp + 16]: args.prefetch_row_offset
+constexpr int kStackBytes = 24;     // the slots, rounded so rsp stays 16-byte aligned
 }
 
 int ConvDirectGenerator::prefetch_lines_per_step() const {
@@ -63,6 +65,24 @@ std::vector<ConvDirectGenerator::Block> ConvDirectGenerator::plan_blocks() const
   return blocks;
 }
 
+std::vector<long> ConvDirectGenerator::block_input_lines(const Block& block) const {
+  // Byte offsets (from the block's first tap column), rounded down to 64, of every input
+  // pixel one ic step of the block reads in a row; all count-many loop iterations.
+  const int pixel_bytes = conf_.in_pack * 4;
+  const int block_col = input_col(block.ow0, 0);
+  std::vector<long> lines;
+  for (int j = 0; j < block.width; j++)
+    for (int kw = 0; kw < conf_.kw; kw++) {
+      const int col = block_col + j * conf_.sw + kw * conf_.dw;
+      if (!tap_inside(col)) continue;
+      for (long byte : {0L, static_cast<long>(pixel_bytes) - 1}) {
+        const long line = ((static_cast<long>(col - block_col) * pixel_bytes + byte) / 64) * 64;
+        if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
+      }
+    }
+  return lines;
+}
+
 void ConvDirectGenerator::emit_init(int width) {
   Label l_fresh, l_done;
   if (conf_.ic_blocked) {  // a later input-channel block: the partial sums are in dst
@@ -103,6 +123,7 @@ void ConvDirectGenerator::emit_reduction(const Block& block) {
   mov(reg_ic_w, reg_w_row);
   mov(qword[rsp + kIcCounterSlot], c.ic_groups);
   const int pf_lines = prefetch_lines_per_step();
+  const std::vector<long> row_lines = c.prefetch_next_row ? block_input_lines(block) : std::vector<long>();
   L(l_ic);
   {
     if (pf_lines > 0) {  // reg_src is free until it is set below
@@ -110,13 +131,23 @@ void ConvDirectGenerator::emit_reduction(const Block& block) {
       for (int i = 0; i < pf_lines; i++) prefetcht1(ptr[reg_src + i * 64]);
       add(qword[rsp + kPrefetchSlot], pf_lines * 64);
     }
+    if (!row_lines.empty()) {  // reg_pf_row: this step's lines of the row to prefetch
+      mov(reg_pf_row, qword[rsp + kRowPrefetchSlot]);
+      add(reg_pf_row, reg_ic_src);
+    }
     mov(reg_src, reg_ic_src);
     mov(reg_w, reg_ic_w);
-    mov(reg_kh_iter, reg_kh_count);
+    if (c.prefetch_next_row)  // r12 holds the prefetch pointer instead
+      mov(reg_kh_iter, ptr[reg_args + offsetof(ConvDirectArgs, kh_count)]);
+    else
+      mov(reg_kh_iter, reg_kh_count);
     test(reg_kh_iter, reg_kh_iter);
     jz(l_kh_done, T_NEAR);
     L(l_kh);
     {
+      // The row prefetches, spread evenly over the kw x lane steps (kh is 1 with them).
+      const int pf_steps = c.kw * ip;
+      int pf_next = 0;
       for (int kw = 0; kw < c.kw; kw++) {
         // Pixels of this block whose tap kw lies inside the input.
         std::vector<int> pixels;
@@ -124,6 +155,11 @@ void ConvDirectGenerator::emit_reduction(const Block& block) {
           if (block.clean || tap_inside(block_col + j * c.sw + kw * c.dw)) pixels.push_back(j);
         if (pixels.empty()) continue;
         for (int lane = 0; lane < ip; lane++) {
+          const int step = kw * ip + lane;
+          for (; pf_next < static_cast<int>(row_lines.size()) &&
+                 static_cast<long>(pf_next) * pf_steps < static_cast<long>(step + 1) * static_cast<long>(row_lines.size());
+               pf_next++)
+            prefetcht1(ptr[reg_pf_row + row_lines[pf_next]]);
           const long w_off = (static_cast<long>(kw * ip + lane) * c.ur_oc) * c.vlen * 4;
           for (int oc = 0; oc < c.ur_oc; oc++) vmovups(vreg(weight_reg(oc)), ptr[reg_w + w_off + oc * c.vlen * 4]);
           for (int j : pixels) {
@@ -218,10 +254,14 @@ void ConvDirectGenerator::generate() {
     mov(rax, ptr[reg_args + offsetof(ConvDirectArgs, prefetch)]);
     mov(qword[rsp + kPrefetchSlot], rax);
   }
+  if (conf_.prefetch_next_row) {
+    mov(rax, ptr[reg_args + offsetof(ConvDirectArgs, prefetch_row_offset)]);
+    mov(qword[rsp + kRowPrefetchSlot], rax);
+  }
   mov(reg_src_row, ptr[reg_args + offsetof(ConvDirectArgs, src)]);
   mov(reg_w_row, ptr[reg_args + offsetof(ConvDirectArgs, weights)]);
   mov(reg_dst_row, ptr[reg_args + offsetof(ConvDirectArgs, dst)]);
-  mov(reg_kh_count, ptr[reg_args + offsetof(ConvDirectArgs, kh_count)]);
+  if (!conf_.prefetch_next_row) mov(reg_kh_count, ptr[reg_args + offsetof(ConvDirectArgs, kh_count)]);
   mov(reg_src_cstride, ptr[reg_args + offsetof(ConvDirectArgs, src_channel_stride)]);
   mov(reg_kh_step, ptr[reg_args + offsetof(ConvDirectArgs, src_row_stride)]);
   if (conf_.dh > 1) imul(reg_kh_step, reg_kh_step, conf_.dh);

@@ -43,7 +43,8 @@ class ConvDirectGenerator : public JitGenerator {
   int weight_reg(int chunk) const { return conf_.ur_w * conf_.ur_oc + chunk; }
   int bcast_reg() const { return conf_.ur_w * conf_.ur_oc + conf_.ur_oc; }
   std::vector<int> free_vregs(int width) const;
-  int prefetch_lines_per_step() const;  // prefetch_lines spread over the call's ic steps
+  int prefetch_lines_per_step() const;
+  std::vector<long> block_input_lines(const Block& block) const;  // see prefetch_next_row  // prefetch_lines spread over the call's ic steps
 
   ConvDirectConf conf_;
   bool explicit_bcast_;
@@ -55,6 +56,7 @@ class ConvDirectGenerator : public JitGenerator {
   const Xbyak::Reg64 reg_w_row = r9;       // args.weights
   const Xbyak::Reg64 reg_dst_row = r11;    // args.dst
   const Xbyak::Reg64 reg_kh_count = r12;
+  const Xbyak::Reg64 reg_pf_row = r12;     // prefetch_next_row: kh_count is read from args instead
   const Xbyak::Reg64 reg_src_cstride = r13;
   const Xbyak::Reg64 reg_kh_step = r14;    // dh * src row stride
   const Xbyak::Reg64 reg_block_iter = r15;

@@ -55,14 +55,17 @@ class ConvDirect final : public ConvImpl {
   // but all the weights fit in it, so each input row is read from memory once instead of
   // once per group; otherwise group-major, keeping one group's weights hot.
   bool rows_outer(int ih, int iw) const;
+  // Kernels prefetch the next output row's input (prefetch_next_row) when the input
+  // outgrows half of L2.
+  bool prefetch_input_rows(int ih, int iw) const;
 
   ConvParams params_;
   Isa isa_;
   int vlen_;
   int in_pack_, out_pack_;
   int ur_oc_;
-  bool prefetch_weights_;
   bool residual_;    // kernels add a residual input (params.residual and out_pack == vlen)
+  bool prefetch_weights_;
   int chunks_;       // ceil(oc / vlen)
   int groups_;       // ceil(chunks / ur_oc)
   long group_floats_;  // weights per full group

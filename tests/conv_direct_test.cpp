@@ -2,6 +2,8 @@
 // cases, on every JIT ISA of the machine (AVX2 also on AVX-512 machines).
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "tests/conv_tester.h"
 
 using namespace jitconv;
@@ -142,6 +144,56 @@ TEST(ConvDirect, RowsOuterOnLargeInputs) {
   for (Isa isa : jit_isas()) {
     ConvTester().isa(isa).ic(128).oc(96).input(45, 47).kernel(1).stride(2).act("relu").threads(2).test_direct(1);
     ConvTester().isa(isa).ic(64).oc(40).input(66, 65).kernel(3).pad(1).test_direct(1);
+  }
+}
+
+TEST(ConvDirect, InputRowPrefetchingKernels) {
+  // 1x1 kernels on inputs past half of L2 prefetch the input rows two output rows ahead,
+  // spread over each input-channel step (prefetch_next_row; the pointer takes the register
+  // that otherwise holds kh_count). The input is sized from this machine's L2; strides,
+  // elempacks, channel tails, pads (rows with no valid tap), input-channel blocks and the
+  // cold-weight prefetch beside it.
+  const double half_l2 = static_cast<double>(cpu_info().l2_bytes) / 2;
+  auto side_for = [half_l2](int ic) { return static_cast<int>(std::sqrt(half_l2 / (4.0 * ic))) + 3; };
+  for (Isa isa : jit_isas()) {
+    const int vlen = isa_lanes(isa);
+    struct Case { int ic, oc, stride_h, stride_w, pad, in_pack, out_pack; };
+    const Case cases[] = {
+        {64, 3 * vlen, 2, 2, 0, 0, 0},   {40, 37, 2, 2, 0, 8, 1},  {36, 20, 3, 1, 1, 4, 4},
+        {24, 2 * vlen, 1, 2, 0, 1, 0},   {48, 5 * vlen, 1, 1, 0, 0, 0},
+    };
+    for (const Case& c : cases) {
+      const int side = side_for(c.ic);
+      ConvTester t;
+      t.isa(isa).ic(c.ic).oc(c.oc).input(side, side - 2).kernel(1).stride(c.stride_h, c.stride_w).pad(c.pad);
+      t.elempack(c.in_pack, c.out_pack).act("relu");
+      t.test_direct();
+      t.threads(2).test_direct(1, true);
+      // The kernels do carry the prefetch.
+      const ConvParams p = t.params();
+      const std::vector<float> w(static_cast<size_t>(c.ic) * c.oc, 0.5f), b(c.oc, 0.f);
+      const int in_pack = c.in_pack ? c.in_pack : preferred_elempack(isa, c.ic);
+      const int out_pack = c.out_pack ? c.out_pack : preferred_elempack(isa, c.oc);
+      ConvDirect direct(p, w.data(), b.data(), isa, in_pack, out_pack, ConvDirect::Tuning());
+      direct.prepare(side, side - 2);
+      EXPECT_NE(direct.describe().find("_pfr"), std::string::npos) << direct.describe();
+    }
+    // Input-channel blocks (several calls per row, each prefetching its own channels).
+    const int ic = 40 * vlen;
+    ConvTester().isa(isa).ic(ic).oc(3 * vlen).input(side_for(ic), 41).kernel(1).stride(2).act("mish").test_direct(1);
+  }
+  // Small inputs and k x k kernels do not prefetch rows.
+  for (Isa isa : jit_isas()) {
+    const std::vector<float> w(64 * 64 * 9, 0.5f), b(64, 0.f);
+    ConvParams p1 = ConvTester().ic(64).oc(64).kernel(1).stride(2).params();
+    ConvDirect small(p1, w.data(), b.data(), isa, isa_lanes(isa), isa_lanes(isa), ConvDirect::Tuning());
+    small.prepare(20, 20);
+    EXPECT_EQ(small.describe().find("_pfr"), std::string::npos) << small.describe();
+    ConvParams p3 = ConvTester().ic(64).oc(64).kernel(3).pad(1).params();
+    ConvDirect kxk(p3, w.data(), b.data(), isa, isa_lanes(isa), isa_lanes(isa), ConvDirect::Tuning());
+    const int side = side_for(64);
+    kxk.prepare(side, side);
+    EXPECT_EQ(kxk.describe().find("_pfr"), std::string::npos) << kxk.describe();
   }
 }
 

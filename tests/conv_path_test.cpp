@@ -2,6 +2,7 @@
 // file) and `jitconv dump`.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -10,6 +11,7 @@
 
 #include "runtime/conv_autotune.h"
 #include "runtime/conv_path.h"
+#include "runtime/cpu.h"
 #include "runtime/layers/convolution.h"
 #include "tests/test_util.h"
 
@@ -48,6 +50,14 @@ TEST(ConvPath, FollowsTheTable) {
   EXPECT_EQ(choose_conv_path(params(64, 64, 3), isa, opt, 56, 56).algo.compare(0, 8, "winograd"), 0);
   EXPECT_EQ(choose_conv_path(params(64, 64, 1), isa, opt, 56, 56).algo, "gemm");
   EXPECT_EQ(choose_conv_path(params(64, 64, 3, 2), isa, opt, 56, 56).algo, "direct");
+  // 1x1 strided: GEMM (subsample) while the input fits in L2, beyond it direct.
+  const long l2 = static_cast<long>(cpu_info().l2_bytes);
+  const int fits = static_cast<int>(std::sqrt(l2 / 2.0 / (256 * 4)));
+  const int beyond = static_cast<int>(std::sqrt(l2 * 2.0 / (256 * 4)));
+  EXPECT_EQ(choose_conv_path(params(256, 128, 1, 2), isa, opt, fits, fits).algo, "gemm");
+  EXPECT_EQ(choose_conv_path(params(256, 128, 1, 2), isa, opt, beyond, beyond).algo, "direct");
+  EXPECT_EQ(choose_conv_path(params(256, 128, 1, 2), isa, opt).algo, "gemm");  // shape unknown
+  EXPECT_EQ(choose_conv_path(params(256, 128, 1, 1), isa, opt, beyond, beyond).algo, "gemm");
   EXPECT_EQ(choose_conv_path(params(64, 64, 3, 1, 2), isa, opt, 56, 56).algo, "dilated");  // split, Winograd inside
   EXPECT_EQ(choose_conv_path(params(64, 64, 5, 1, 2), isa, opt, 56, 56).algo, "direct");
   Option no_packing;
