@@ -45,7 +45,8 @@ ConvGemm::ConvGemm(const ConvParams& params, const float* weights, const float* 
   chunks_ = (params.oc + vlen_ - 1) / vlen_;
   groups_ = (chunks_ + blocking_.ur_oc - 1) / blocking_.ur_oc;
   const int taps = params.kh * params.kw;
-  k_pack_ = form_ == Form::im2col ? kIm2colPack : in_pack;
+  brgemm_rows_ = form_ == Form::brgemm && in_pack == 1 && params.kw > 1 && params.dw == 1;
+  k_pack_ = form_ == Form::im2col ? kIm2colPack : brgemm_rows_ ? params.kw : in_pack;
   const bool one_by_one = form_ == Form::pointwise || form_ == Form::subsample;
   const long k_logical = static_cast<long>(params.ic) * (one_by_one ? 1 : taps);
   k_total_ = (k_logical + k_pack_ - 1) / k_pack_ * k_pack_;
@@ -77,6 +78,10 @@ ConvGemm::ConvGemm(const ConvParams& params, const float* weights, const float* 
         rest /= kw;
         y = static_cast<int>(rest % kh);
         ch = static_cast<int>(rest / kh) * in_pack + lane;
+      } else if (brgemm_rows_) {  // (ky, channel, kx)
+        y = static_cast<int>(kk / (static_cast<long>(ic) * kw));
+        ch = static_cast<int>(kk / kw % ic);
+        x = static_cast<int>(kk % kw);
       } else {  // brgemm: (tap, channel)
         const int tap = static_cast<int>(kk / ic);
         ch = static_cast<int>(kk % ic);
@@ -116,6 +121,7 @@ ConvGemm::ConvGemm(const ConvParams& params, const float* weights, const float* 
     strided_kernels_ = std::make_unique<GemmKernelCache>(strided, params_.oc);
   }
 }
+
 
 void ConvGemm::prepare(int ih, int iw) {
   int oh, ow;
@@ -287,36 +293,79 @@ void ConvGemm::forward_panels(const Mat& bottom, Mat& top, const ConvPads& pads,
   }
 }
 
-void ConvGemm::forward_brgemm(const Mat& bottom, Mat& top, const ConvPads& pads, long residual_offset,
+
+void ConvGemm::forward_brgemm(const Mat& bottom, Mat& top, const ConvPads& pads_in, long residual_offset,
                               const Option& opt) const {
   const ConvParams& p = params_;
-  Mat padded = bottom;
-  if (pads.any()) {
+  // No padded copy of the whole input: kernel rows above / below it are left out of the
+  // batch, and with left / right padding each task copies just its valid kernel rows into
+  // a zero-bordered window (a few KB that stay in L1). Only a non-zero pad value, which
+  // the missing rows would not add, still pads a whole copy.
+  Mat src = bottom;
+  ConvPads pads = pads_in;
+  if (p.pad_value != 0.f && pads.any()) {
     Option pad_opt = opt;
     pad_opt.blob_allocator = opt.workspace_allocator;
-    copy_make_border(bottom, padded, pads.top, pads.bottom, pads.left, pads.right, p.pad_value, pad_opt);
+    copy_make_border(bottom, src, pads.top, pads.bottom, pads.left, pads.right, p.pad_value, pad_opt);
+    pads = ConvPads();
   }
-  const int oh = top.h, ow = top.w, taps = p.kh * p.kw;
+  const int oh = top.h, ow = top.w, ih = src.h, iw = src.w, ip = in_pack_;
+  const bool windowed = pads.left > 0 || pads.right > 0;
+  const int window_w = iw + pads.left + pads.right;
+  const long window_floats = windowed ? static_cast<long>(p.ic) * p.kh * window_w : 0;  // [ic/ip][kh][window_w][ip]
+  // Batch entries: every tap, or (rows) every kernel row with its kw taps as k lanes.
+  const int taps_per_row = brgemm_rows_ ? 1 : p.kw;
+  const int max_entries = p.kh * taps_per_row;
+  const long entry_k = brgemm_rows_ ? static_cast<long>(p.ic) * p.kw : p.ic;
   const long c_plane_stride = static_cast<long>(top.cstep) * out_pack_ * 4;
-  const long b_k_stride = static_cast<long>(padded.cstep) * in_pack_ * 4;
+  const long b_k_stride = windowed ? static_cast<long>(p.kh) * window_w * ip * 4 : static_cast<long>(src.cstep) * ip * 4;
   const long planes_per_group = static_cast<long>(blocking_.ur_oc) * vlen_ / out_pack_;
   const int groups = groups_;
+  const int threads = std::max(1, opt.num_threads);
+  std::vector<const float*> lists(static_cast<size_t>(2) * max_entries * threads);
+  Mat windows;
+  if (windowed) windows.create(static_cast<int>(window_floats * threads), 4u, 1, opt.workspace_allocator);
+  const float* src_data = static_cast<const float*>(src.data);
+
 #pragma omp parallel for num_threads(opt.num_threads) schedule(static)
   for (long task = 0; task < static_cast<long>(groups) * oh; task++) {
     const int g = static_cast<int>(task / oh), oy = static_cast<int>(task % oh);
+    const int thread = omp_get_thread_num();
     const GemmKernelCache::Kernel kernel = kernels_->get(g, ow % blocking_.nr);
-    const GemmConf& conf = *kernel.conf;
-    std::vector<const float*> a_list(taps), b_list(taps);
+    const float** a_list = lists.data() + static_cast<size_t>(2) * max_entries * thread;
+    const float** b_list = a_list + max_entries;
     const float* gw = static_cast<const float*>(weights_) + g * group_floats_;
-    for (int t = 0; t < taps; t++) {
-      const int y = t / p.kw, x = t % p.kw;
-      a_list[t] = gw + static_cast<long>(t) * p.ic * conf.ur_oc * vlen_;
-      b_list[t] = static_cast<const float*>(padded.data) +
-                  ((static_cast<long>(oy) * p.sh + y * p.dh) * padded.w + x * p.dw) * in_pack_;
+    const int iy0 = oy * p.sh - pads.top;
+    const int y_begin = iy0 >= 0 ? 0 : std::min(p.kh, (-iy0 + p.dh - 1) / p.dh);
+    const int y_end = std::max(y_begin, ih - iy0 > 0 ? std::min(p.kh, (ih - iy0 + p.dh - 1) / p.dh) : 0);
+    const int rows = y_end - y_begin;
+    const float* row0;  // kernel row y_begin, padded column 0, channel group 0
+    long row_stride;    // floats between the kernel rows of row0
+    if (windowed) {
+      float* window = static_cast<float*>(windows.data) + window_floats * thread;
+      for (int cg = 0; cg < p.ic / ip; cg++)
+        for (int r = 0; r < rows; r++) {
+          const float* in = src_data + cg * src.cstep * ip + static_cast<long>(iy0 + (y_begin + r) * p.dh) * iw * ip;
+          float* out = window + (static_cast<long>(cg) * p.kh + r) * window_w * ip;
+          std::memset(out, 0, sizeof(float) * pads.left * ip);
+          std::memcpy(out + static_cast<long>(pads.left) * ip, in, sizeof(float) * iw * ip);
+          std::memset(out + static_cast<long>(pads.left + iw) * ip, 0, sizeof(float) * pads.right * ip);
+        }
+      row0 = window;
+      row_stride = static_cast<long>(window_w) * ip;
+    } else {
+      row0 = src_data + static_cast<long>(iy0 + y_begin * p.dh) * iw * ip;
+      row_stride = static_cast<long>(p.dh) * iw * ip;
     }
+    for (int r = 0; r < rows; r++)
+      for (int x = 0; x < taps_per_row; x++) {
+        const int entry = r * taps_per_row + x;
+        a_list[entry] = gw + ((y_begin + r) * taps_per_row + x) * entry_k * kernels_->chunks_in(g) * vlen_;
+        b_list[entry] = row0 + r * row_stride + static_cast<long>(x) * p.dw * ip;
+      }
     GemmArgs args{};
-    args.a = reinterpret_cast<const float*>(a_list.data());
-    args.b = reinterpret_cast<const float*>(b_list.data());
+    args.a = reinterpret_cast<const float*>(a_list);
+    args.b = reinterpret_cast<const float*>(b_list);
     args.c = reinterpret_cast<float*>(static_cast<char*>(top.data) + g * planes_per_group * c_plane_stride +
                                       static_cast<long>(oy) * ow * out_pack_ * 4);
     args.bias = p.bias ? static_cast<const float*>(bias_) + static_cast<long>(g) * blocking_.ur_oc * vlen_ : nullptr;
@@ -324,12 +373,12 @@ void ConvGemm::forward_brgemm(const Mat& bottom, Mat& top, const ConvPads& pads,
       args.residual = reinterpret_cast<const float*>(reinterpret_cast<const char*>(args.c) + residual_offset);
       args.residual_plane_stride = c_plane_stride;
     }
-    args.k_groups = p.ic / in_pack_;
+    args.k_groups = p.ic / ip;  // rows: ic groups of kw lanes
     args.n_blocks = ow / blocking_.nr;
     args.b_k_stride = b_k_stride;
     args.c_plane_stride = c_plane_stride;
     args.flags = kGemmFinal;
-    args.batch = taps;
+    args.batch = static_cast<long>(rows) * taps_per_row;  // 0: bias and activation only
     kernel.fn(&args);
   }
 }
@@ -369,7 +418,8 @@ void ConvGemm::run(const Mat& bottom, const Mat* residual, Mat& top, const Optio
 std::string ConvGemm::describe() const {
   static const char* const kForms[] = {"pointwise", "subsample", "im2col", "brgemm"};
   std::ostringstream os;
-  os << "gemm " << isa_name(isa_) << " " << kForms[static_cast<int>(form_)] << " elempack " << in_pack_ << "->"
+  os << "gemm " << isa_name(isa_) << " " << kForms[static_cast<int>(form_)] << (brgemm_rows_ ? " (kernel rows)" : "")
+     << " elempack " << in_pack_ << "->"
      << out_pack_ << " tile " << blocking_.ur_oc << "x" << blocking_.nr << " K " << k_total_ << " in blocks of "
      << k_block_;
   for (const std::string& n : kernels_->names()) os << "\n  kernel " << n;

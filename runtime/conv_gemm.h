@@ -6,8 +6,12 @@
 //              otherwise each pixel range is gathered into a panel (narrow rows would
 //              re-stream the weights for a handful of pixels per call)
 //   im2col     k x k: each pixel range is unrolled into a [K/16][pixels][16] panel
-//   brgemm     k x k: batch-reduce over the kernel taps on a padded copy, one output row
-//              per call, no im2col
+//   brgemm     k x k: batch-reduce over the kernel taps, one output row per call, no
+//              im2col; the input is read in place (rows outside it leave the batch, left /
+//              right padding comes from a per-task window of the valid rows). Unpacked inputs (elempack 1, no width dilation)
+//              batch over kernel rows instead: a row's kw taps of one channel are kw
+//              consecutive floats of the input, so they are B's k packing and each batch
+//              entry reduces K = ic * kw (3x3 on RGB: 3 entries of 9, not 9 of 3)
 // Panels are sized to stay in L2 and K is blocked so one A block stays in L1 (partial
 // sums go through a per-thread buffer between K blocks).
 #pragma once
@@ -64,11 +68,12 @@ class ConvGemm final : public ConvImpl {
   bool residual_;  // kernels add a residual input (params.residual and out_pack == vlen)
   GemmBlocking blocking_;
   int chunks_, groups_;
-  int k_pack_;       // B's k packing (in_pack for 1x1 forms and brgemm, 16 for im2col)
+  int k_pack_;       // B's k packing (in_pack for 1x1 forms and brgemm, 16 for im2col, kw for brgemm rows)
+  bool brgemm_rows_ = false;  // brgemm batched over kernel rows (see the form list)
   long k_total_;     // K padded to k_pack
   long k_block_;     // K per kernel call (multiple of k_pack)
   long group_floats_;
-  Mat weights_;      // groups of [K][chunks in group][vlen]; brgemm: [tap][ic] for K
+  Mat weights_;      // groups of [K][chunks in group][vlen]; brgemm: [tap][ic] for K, rows: [ky][ic][kx]
   Mat bias_;
 
   std::unique_ptr<GemmKernelCache> kernels_;

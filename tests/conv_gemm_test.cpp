@@ -72,6 +72,51 @@ TEST(ConvGemm, Im2colAndBrgemm) {
     }
 }
 
+TEST(ConvGemm, BrgemmOverKernelRows) {
+  // Unpacked inputs batch over kernel rows with the kw taps of a channel as B's k lanes:
+  // kernel widths 2..7 (and 1 wide, which stays per tap), strides, asymmetric pads, a pad
+  // value, channel counts 1..5 and wide / narrow rows against the register block.
+  for (Isa isa : jit_isas()) {
+    for (int kw = 1; kw <= 7; kw++)
+      for (int ic : {1, 2, 3, 5})
+        ConvTester().isa(isa).ic(ic).oc(kw * 7).input(9, 13 + kw).kernel(kw == 1 ? 3 : 2, kw).stride(1, kw % 3 + 1)
+            .pad(1, kw / 2, 0, kw - 1).elempack(1, 0).test_gemm("brgemm");
+    ConvTester().isa(isa).ic(3).oc(24).input(12, 41).kernel(3).stride(2).pad(1).pad_value(0.5f).elempack(1, 8).act("relu").test_gemm("brgemm");
+    ConvTester().isa(isa).ic(3).oc(64).input(30, 30).kernel(7).stride(2).pad(3).threads(2).test_gemm("brgemm");
+    // It is the rows form; dilated widths keep one entry per tap.
+    const std::vector<float> w(64 * 3 * 49, 0.25f), b(64, 0.f);
+    const ConvParams rows = ConvTester().ic(3).oc(64).kernel(7).stride(2).pad(3).params();
+    EXPECT_NE(ConvGemm(rows, w.data(), b.data(), isa, 1, isa_lanes(isa), "brgemm").describe().find("(kernel rows)"),
+              std::string::npos);
+    const ConvParams dilated = ConvTester().ic(3).oc(64).kernel(3).dilation(2).pad(2).params();
+    EXPECT_EQ(ConvGemm(dilated, w.data(), b.data(), isa, 1, isa_lanes(isa), "brgemm").describe().find("(kernel rows)"),
+              std::string::npos);
+  }
+}
+
+TEST(ConvGemm, BrgemmReadsTheInputInPlace) {
+  // No padded copy: kernel rows outside the input leave the batch (rows of output with no
+  // valid kernel row get bias + activation only) and left / right padding comes from a
+  // per-task zero-bordered window of the valid rows. Widths from 1 (all edge) up, pads
+  // larger than the kernel, strides, dilation, packed and unpacked inputs, several chunk
+  // groups; a non-zero pad value still takes the padded copy.
+  for (Isa isa : jit_isas())
+    for (int in_pack : {1, 4, isa_lanes(isa)}) {
+      const int ic = in_pack == 1 ? 3 : 2 * in_pack;
+      for (int w : {1, 2, 5, 9, 23})
+        for (int s : {1, 2, 3}) {
+          ConvTester().isa(isa).ic(ic).oc(5 * isa_lanes(isa) + 3).input(7, w).kernel(3).stride(s).pad(1).elempack(in_pack, 0)
+              .act("relu").test_gemm("brgemm");
+          ConvTester().isa(isa).ic(ic).oc(20).input(6, w).kernel(3, 5).stride(s, 1).pad(4, 5, 3, 2).elempack(in_pack, 0)
+              .act("sigmoid").test_gemm("brgemm");
+          ConvTester().isa(isa).ic(ic).oc(20).input(8, w + 4).kernel(3).dilation(2).stride(s).pad(2, 3, 1, 2)
+              .elempack(in_pack, 0).test_gemm("brgemm");
+        }
+      ConvTester().isa(isa).ic(ic).oc(17).input(9, 12).kernel(3).pad(2).pad_value(0.75f).elempack(in_pack, 0).test_gemm("brgemm");
+      ConvTester().isa(isa).ic(ic).oc(64).input(19, 37).kernel(5).stride(2).pad(2).elempack(in_pack, 0).threads(2).test_gemm("brgemm");
+    }
+}
+
 TEST(ConvGemm, EveryElempackPair) {
   for (Isa isa : jit_isas())
     for (int in : {1, 4, 8, 16})
