@@ -16,6 +16,7 @@ std::string GemmConf::name() const {
   if (!explicit_bcast) os << "_eb";
   if (batch_reduce) os << "_br";
   if (a_fp16) os << "_af16";
+  if (prefetch_b) os << "_pfb";
   if (bias) os << "_bias";
   if (residual) os << "_res";
   if (act.type != ActivationType::none) os << "_" << act.kernel_tag();

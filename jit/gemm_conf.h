@@ -37,6 +37,11 @@ struct GemmConf {
   // A holds fp16 values (converted with vcvtph2ps as they are loaded): half the bytes for
   // weight-streaming GEMVs (InnerProduct with fp16 weight storage, as ncnn's x86 does).
   bool a_fp16 = false;
+  // Not batch-reduced: at each k group, prefetch into L2 the lines of the block's B pixels
+  // args.b_prefetch_offset bytes further on, spread over the group's lanes. The strided 1x1
+  // driver points it at input rows ahead: strided rows start a new hardware-prefetch stream
+  // in every channel plane and would otherwise wait on L3.
+  bool prefetch_b = false;
   Activation act;
 
   std::string name() const;
@@ -62,6 +67,7 @@ struct GemmArgs {
   long residual_plane_stride;
   long flags;             // GemmFlags
   long batch;             // batch_reduce: number of (A, B) pairs
+  long b_prefetch_offset; // prefetch_b: bytes from each B line to the line to prefetch
 };
 
 using GemmKernelFn = void (*)(const GemmArgs*);

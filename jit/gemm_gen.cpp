@@ -1,5 +1,6 @@
 #include "jit/gemm_gen.h"
 
+#include <algorithm>
 #include <cstddef>
 
 #include "jit/store_emitter.h"
@@ -66,7 +67,19 @@ void GemmGenerator::emit_k_loop(int width) {
   jz(l_end, T_NEAR);
   L(l_k);
   const int a_bytes = c.a_fp16 ? 2 : 4;
+  // prefetch_b: the block's B lines of this k group (offsets from reg_b, rounded to 64),
+  // at reg_b + reg_pf_offset, spread evenly over the lanes.
+  std::vector<long> pf_lines;
+  if (c.prefetch_b)
+    for (int j = 0; j < width; j++)
+      for (long byte : {0L, static_cast<long>(c.k_pack) * 4 - 1}) {
+        const long line = (j * c.b_pixel_stride + byte) / 64 * 64;
+        if (std::find(pf_lines.begin(), pf_lines.end(), line) == pf_lines.end()) pf_lines.push_back(line);
+      }
+  size_t pf_next = 0;
   for (int lane = 0; lane < c.k_pack; lane++) {
+    for (; pf_next < pf_lines.size() && pf_next * c.k_pack < (lane + 1) * pf_lines.size(); pf_next++)
+      prefetcht1(ptr[reg_b + reg_pf_offset + pf_lines[pf_next]]);
     for (int oc = 0; oc < c.ur_oc; oc++) {
       const Address w = ptr[reg_a + (static_cast<long>(lane) * c.ur_oc + oc) * c.vlen * a_bytes];
       if (c.a_fp16)
@@ -165,7 +178,9 @@ void GemmGenerator::emit_block(int width) {
 
 void GemmGenerator::generate() {
   const GemmConf& c = conf_;
+  if (c.prefetch_b && c.batch_reduce) fail(c.name(), ": B prefetch is for plain (not batch-reduced) calls");
   preamble();
+  if (c.prefetch_b) mov(reg_pf_offset, ptr[reg_args + offsetof(GemmArgs, b_prefetch_offset)]);
   mov(reg_a_arg, ptr[reg_args + offsetof(GemmArgs, a)]);
   if (c.batch_reduce)
     xor_(reg_b_block, reg_b_block);

@@ -118,6 +118,7 @@ ConvGemm::ConvGemm(const ConvParams& params, const float* weights, const float* 
   if (form_ == Form::subsample && no_pad) {
     GemmConf strided = base;
     strided.b_pixel_stride = static_cast<long>(params_.sw) * in_pack_ * 4;
+    strided.prefetch_b = true;  // rows ahead when the input outgrows L2 (forward_strided)
     strided_kernels_ = std::make_unique<GemmKernelCache>(strided, params_.oc);
   }
 }
@@ -153,13 +154,14 @@ namespace {
 // few pixels (measured, 1x1 s2, ms, in place / panels: ow 28 256->128 0.35 / 0.41, ow 14
 // 512->1024 1.63 / 1.41, ow 7 1024->2048 2.40 / 1.47).
 constexpr int kStridedMinWidth = 28;
+constexpr int kStridedPrefetchRows = 2;  // output rows ahead (the direct kernels' distance)
 }  // namespace
 
 bool ConvGemm::strided_in_place(int ow) const { return strided_kernels_ && ow >= kStridedMinWidth; }
 
 void ConvGemm::run_pixels(const GemmKernelCache& cache, const float* b, long b_k_stride, int pixels, float* c,
                           long c_plane_stride, float* acc, int group_begin, int group_end,
-                          long residual_offset) const {
+                          long residual_offset, long b_prefetch_offset) const {
   const long a_group_bytes = k_total_ * blocking_.ur_oc * vlen_ * 4;
   const long k_block = pixels >= kWholeKMinPixels && a_group_bytes <= kWholeKMaxABytes ? k_total_ : k_block_;
   const long k_blocks = (k_total_ + k_block - 1) / k_block;
@@ -185,6 +187,7 @@ void ConvGemm::run_pixels(const GemmKernelCache& cache, const float* b, long b_k
       args.b_k_stride = b_k_stride;
       args.c_plane_stride = c_plane_stride;
       args.acc_chunk_stride = static_cast<long>(pixels) * vlen_ * 4;
+      args.b_prefetch_offset = b_prefetch_offset;
       args.flags = (kb > 0 ? static_cast<long>(kGemmLoadAcc) : 0L) | (kb == k_blocks - 1 ? static_cast<long>(kGemmFinal) : 0L);
       kernel.fn(&args);
     }
@@ -233,14 +236,19 @@ void ConvGemm::forward_strided(const Mat& bottom, Mat& top, long residual_offset
   Mat acc;
   if (blocked_k) acc.create(static_cast<int>(acc_floats * opt.num_threads), 4u, 1, opt.workspace_allocator);
   const int groups = groups_;
+  // Inputs past half of L2: the row's first group prefetches the input row two output rows
+  // ahead (as the direct kernels do); other calls touch their own lines.
+  const bool prefetch = static_cast<double>(params_.ic) * bottom.h * bottom.w * 4 > cpu_info().l2_bytes / 2.0;
+  const long ahead = kStridedPrefetchRows * src_row * 4;
   // Row-major tasks: the groups of one row run back to back while its input is in cache.
 #pragma omp parallel for num_threads(opt.num_threads) schedule(static)
   for (long task = 0; task < static_cast<long>(oh) * groups; task++) {
     const int oy = static_cast<int>(task / groups), g = static_cast<int>(task % groups);
+    const long pf_offset = prefetch && g == 0 && oy + kStridedPrefetchRows < oh ? ahead : 0;
     float* acc_buf = blocked_k ? static_cast<float*>(acc.data) + acc_floats * omp_get_thread_num() : nullptr;
     const float* b = static_cast<const float*>(bottom.data) + oy * src_row;
     float* c = static_cast<float*>(top.data) + static_cast<long>(oy) * ow * out_pack_;
-    run_pixels(*strided_kernels_, b, b_k_stride, ow, c, c_plane_stride, acc_buf, g, g + 1, residual_offset);
+    run_pixels(*strided_kernels_, b, b_k_stride, ow, c, c_plane_stride, acc_buf, g, g + 1, residual_offset, pf_offset);
   }
 }
 
@@ -423,8 +431,10 @@ std::string ConvGemm::describe() const {
      << out_pack_ << " tile " << blocking_.ur_oc << "x" << blocking_.nr << " K " << k_total_ << " in blocks of "
      << k_block_;
   for (const std::string& n : kernels_->names()) os << "\n  kernel " << n;
-  if (strided_kernels_)
-    for (const std::string& n : strided_kernels_->names()) os << "\n  kernel " << n << " (in place, rows of " << kStridedMinWidth << "+ pixels)";
+  if (strided_kernels_ && !strided_kernels_->names().empty()) {
+    os << "\n  strided rows of " << kStridedMinWidth << "+ pixels read in place by:";
+    for (const std::string& n : strided_kernels_->names()) os << "\n  kernel " << n;
+  }
   return os.str();
 }
 

@@ -58,7 +58,8 @@ class ConvGemm final : public ConvImpl {
   // Runs all chunk groups x K blocks over `pixels` pixels of B (panel or input) with the
   // kernels of `cache`.
   void run_pixels(const GemmKernelCache& cache, const float* b, long b_k_stride, int pixels, float* c,
-                  long c_plane_stride, float* acc, int group_begin, int group_end, long residual_offset) const;
+                  long c_plane_stride, float* acc, int group_begin, int group_end, long residual_offset,
+                  long b_prefetch_offset = 0) const;
 
   ConvParams params_;
   Isa isa_;

@@ -4,8 +4,6 @@
 #include <cstdio>
 #include <cstring>
 
-#include "runtime/cpu.h"
-
 namespace jitconv {
 
 namespace {
@@ -16,11 +14,10 @@ namespace {
 // always for 1x1; else packed direct. jitconv keeps that structure with thresholds
 // measured on an Intel Xeon (Sapphire Rapids class, AVX-512, 48 KB L1d / 2 MB L2 per
 // core, one thread) with `jitconv bench --algo ...` on bench_core and models_dev:
-//  - 1x1 stride 1: GEMM on the packed input >= direct everywhere.
-//  - 1x1 stride > 1: GEMM (subsample) when the input fits in L2; beyond it the direct
-//    kernel, which prefetches the strided input rows ahead (1x1 256->128 s2 @56, 3.2 MB:
-//    direct 0.946-0.975x oneDNN vs GEMM 0.84-0.91x over four interleaved rounds; at
-//    512->1024 s2 @28, 1.6 MB, GEMM 0.98-1.03x vs direct 0.91-0.95x).
+//  - 1x1 (any stride): GEMM (pointwise / subsample) >= direct everywhere. Strided rows
+//    beyond L2 need the input-row prefetch both kernels have (1x1 256->128 s2 @56, five
+//    interleaved rounds x oneDNN: GEMM 0.90-0.94 vs direct 0.82-0.89 in a busy period,
+//    0.97-0.985 vs 0.95-0.97 in a quiet one).
 //  - k x k: the direct kernel beat both GEMM forms on every k x k shape measured
 //    (im2col 0.18-0.84x, brgemm 0.69-0.97x of direct), so ncnn's "in/out > 16 -> im2col"
 //    rule is not taken: kGemmMinChannelsKxK is set past any real layer.
@@ -158,10 +155,6 @@ PathChoice choose_conv_path(const ConvParams& p, Isa isa, const Option& opt, int
   }
 not_winograd:
   const bool pointwise = p.kh == 1 && p.kw == 1;
-  const bool strided = p.sh > 1 || p.sw > 1;
-  if (pointwise && strided && ih > 0 && iw > 0 &&
-      static_cast<double>(p.ic) * ih * iw * 4 > static_cast<double>(cpu_info().l2_bytes))
-    return {"direct", "1x1 strided, input beyond L2: direct kernel prefetching the input rows"};
   if (opt.use_sgemm_convolution && (pointwise || p.ic > kGemmMinChannelsKxK || p.oc > kGemmMinChannelsKxK))
     return {"gemm", pointwise ? "1x1: GEMM on the packed input (subsampled when strided)" : "GEMM (channels)"};
   return {"direct", "k x k: direct kernel, padding taps skipped"};

@@ -3,6 +3,9 @@
 // and through batch-reduce over taps, every elempack pair, activations, thread counts.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
+#include "runtime/cpu.h"
 #include "tests/conv_tester.h"
 
 using namespace jitconv;
@@ -56,6 +59,19 @@ TEST(ConvGemm, StridedReadInPlace) {
     for (int in : {1, 4, 8, 16})
       for (int out : {1, 4, 8, 16})
         if (out <= isa_lanes(isa)) ConvTester().isa(isa).ic(32).oc(48).input(3, 61).kernel(1).stride(2).elempack(in, out).test_gemm();
+    // Inputs past half of L2 (sized from this machine's): the row's first group prefetches
+    // the input two output rows ahead; several groups, K blocks, odd strides, 2 threads.
+    const double half_l2 = static_cast<double>(cpu_info().l2_bytes) / 2;
+    for (int ic : {64, 40, 512}) {
+      const int side = static_cast<int>(std::sqrt(half_l2 / (4.0 * ic))) + 3;
+      ConvTester().isa(isa).ic(ic).oc(5 * isa_lanes(isa) + 8).input(side, std::max(side, 60)).kernel(1).stride(2).act("relu").test_gemm();
+      ConvTester().isa(isa).ic(ic).oc(48).input(side, std::max(side, 90)).kernel(1).stride(3, 2).threads(2).test_gemm();
+    }
+    const std::vector<float> w(64 * 64, 0.5f), b(64, 0.f);
+    ConvGemm gemm(ConvTester().ic(64).oc(64).kernel(1).stride(2).params(), w.data(), b.data(), isa, isa_lanes(isa),
+                  isa_lanes(isa));
+    gemm.prepare(60, 60);
+    EXPECT_NE(gemm.describe().find("_pfb"), std::string::npos) << gemm.describe();
   }
 }
 

@@ -40,6 +40,8 @@ class GemmKernelTester {
   GemmKernelTester& act(const char* a) { conf_.act = Activation::parse(a); return *this; }
   GemmKernelTester& embedded_bcast() { conf_.explicit_bcast = false; return *this; }
   GemmKernelTester& a_fp16() { conf_.a_fp16 = true; return *this; }
+  // prefetch_b: prefetch `offset` bytes beyond each B line (any address: a hint).
+  GemmKernelTester& prefetch_b(long offset) { conf_.prefetch_b = true; prefetch_offset_ = offset; return *this; }
   GemmKernelTester& batch(int n) { batch_ = n; conf_.batch_reduce = n > 0; return *this; }
   // Run K in two calls: the first leaves partial sums, the second loads them and finishes.
   GemmKernelTester& split_k(bool s) { split_k_ = s; return *this; }
@@ -119,6 +121,7 @@ class GemmKernelTester {
       args.residual_plane_stride = plane_floats * 4;
       args.flags = flags;
       args.batch = batches;
+      args.b_prefetch_offset = prefetch_offset_;
       kernel->entry<GemmKernelFn>()(&args);
     };
     if (split_k_ && k_groups_ > 1) {
@@ -149,6 +152,7 @@ class GemmKernelTester {
 
  private:
   GemmConf conf_;
+  long prefetch_offset_ = 0;
   int n_blocks_ = 1;
   int k_groups_ = 1;
   int stride_factor_ = 1;
@@ -212,6 +216,21 @@ TEST(GemmKernel, BatchReduceAndSplitK) {
       GemmKernelTester().isa(isa).tile(3, 4).pixels(3, 1).k(8, groups).split_k(true).bias(true).act("sigmoid").test();
       GemmKernelTester().isa(isa).tile(2, 4).pixels(1, 2).k(4, groups).split_k(true).out_pack(4).last_lanes(4).test();
     }
+  }
+}
+
+TEST(GemmKernel, BPrefetch) {
+  // The prefetch offset lives in the register batch-reduced calls use for their list
+  // index: every sub-tile, k packing, pixel stride, split K and epilogue around it.
+  for (Isa isa : jit_isas()) {
+    for (int ur = 1; ur <= 3; ur++)
+      for (int tail : {0, 1, 3})
+        for (int kp : {1, 4, 16})
+          for (int stride : {1, 2})
+            GemmKernelTester().isa(isa).tile(ur, 4).pixels(2, tail).k(kp, 3).pixel_stride_factor(stride)
+                .prefetch_b(tail == 1 ? -4096 : 1 << 16).test();
+    GemmKernelTester().isa(isa).tile(2, 5).pixels(1, 2).k(8, 4).split_k(true).bias(true).residual(true).act("mish")
+        .prefetch_b(512).test();
   }
 }
 
