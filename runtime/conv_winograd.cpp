@@ -97,13 +97,6 @@ void ConvWinograd::input_block(const Mat& bottom, const ConvPads& pads, int tile
   args.dst_stride = v_panel(count) * 4;
   args.dst_tile_step = vbytes;
   float patch[8 * 8 * 16];
-  // Edge tiles copy pixels into the patch: a fixed-size copy the compiler inlines.
-  auto copy_pixel = [this](float* dst, const float* src) {
-    if (vlen_ == 16)
-      memcpy(dst, src, 64);
-    else
-      memcpy(dst, src, 32);
-  };
   for (int c = pack_begin; c < pack_end; c++) {
     const float* src = static_cast<const float*>(bottom.data) + c * static_cast<long>(bottom.cstep) * vlen_;
     for (int t = 0; t < count;) {
@@ -125,15 +118,21 @@ void ConvWinograd::input_block(const Mat& bottom, const ConvPads& pads, int tile
         t += run;
         continue;
       }
-      for (int i = 0; i < A; i++)
-        for (int j = 0; j < A; j++) {
-          const int y = y0 + i, x = x0 + j;
-          float* p = patch + (i * A + j) * vlen_;
-          if (y >= 0 && y < bottom.h && x >= 0 && x < bottom.w)
-            copy_pixel(p, src + (static_cast<long>(y) * bottom.w + x) * vlen_);
-          else
-            std::fill(p, p + vlen_, params_.pad_value);
+      // Per patch row: the pad value left and right of the valid columns, one copy of the
+      // contiguous run between (pixels of a row are consecutive vectors).
+      const int j_begin = std::max(0, -x0), j_end = std::max(j_begin, std::min(A, bottom.w - x0));
+      for (int i = 0; i < A; i++) {
+        const int y = y0 + i;
+        float* row = patch + i * A * vlen_;
+        if (y < 0 || y >= bottom.h || j_begin == j_end) {
+          std::fill(row, row + A * vlen_, params_.pad_value);
+          continue;
         }
+        std::fill(row, row + j_begin * vlen_, params_.pad_value);
+        memcpy(row + j_begin * vlen_, src + (static_cast<long>(y) * bottom.w + x0 + j_begin) * vlen_,
+               sizeof(float) * (j_end - j_begin) * vlen_);
+        std::fill(row + j_end * vlen_, row + A * vlen_, params_.pad_value);
+      }
       args.src = patch;
       args.src_stride = A * vbytes;
       args.src_tile_step = 0;
