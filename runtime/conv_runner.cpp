@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "loader/model_bin.h"
+#include "runtime/allocator.h"
 #include "runtime/conv_path.h"
 #include "runtime/layers/convolution.h"
 #include "runtime/layers/convolution_depthwise.h"
@@ -42,6 +43,9 @@ class LayerConvRunner final : public ConvRunner {
                       : make_driven_layer<layers::ConvolutionDepthWise>(algo, isa, d);
     opt_.num_threads = num_threads;
     opt_.lightmode = true;
+    // As a Net's Extractor does (Option::use_local_pool_allocator): each timed forward
+    // reuses the scratch of the one before, as oneDNN's primitives keep their scratchpad.
+    opt_.workspace_allocator = &workspace_pool_;
     layer_->name = d.name.empty() ? "conv" : d.name;
     ParamDict pd;
     pd.set(0, d.oc);
@@ -117,6 +121,7 @@ class LayerConvRunner final : public ConvRunner {
  private:
   ConvDesc desc_;
   Isa isa_;
+  PoolAllocator workspace_pool_;  // before opt_ (which points at it) and the layer
   Option opt_;
   std::unique_ptr<Layer> layer_;
   std::string algo_;

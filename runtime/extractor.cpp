@@ -31,6 +31,7 @@ Extractor::Extractor(const Net& net) : net_(&net), opt_(net.opt) {
   opt_.use_packing_layout = net.pipeline_opt_.use_packing_layout;
   opt_.use_fp16_storage = net.pipeline_opt_.use_fp16_storage;
   opt_.use_bf16_storage = net.pipeline_opt_.use_bf16_storage;
+  if (opt_.use_local_pool_allocator && !opt_.workspace_allocator) opt_.workspace_allocator = net.workspace_pool_.get();
   clear();
 }
 

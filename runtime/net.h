@@ -26,6 +26,7 @@
 
 #include "loader/data_reader.h"
 #include "loader/param_graph.h"
+#include "runtime/allocator.h"
 #include "runtime/convert_layout.h"
 #include "runtime/cpu.h"
 #include "runtime/layer.h"
@@ -76,6 +77,8 @@ class Net {
   // Throws unless load_param and load_model have succeeded. The Extractor refers to this
   // Net, which must outlive it.
   Extractor create_extractor() const;
+  // The pool Extractors take scratch from (Option::use_local_pool_allocator).
+  const PoolAllocator& local_workspace_pool() const { return *workspace_pool_; }
 
   bool ready() const { return ready_; }
   const ParamGraph& graph() const { return graph_; }
@@ -128,6 +131,7 @@ class Net {
   std::shared_ptr<const MappedFile> mapping_;
   Isa isa_ = Isa::scalar;
   Option pipeline_opt_;
+  std::unique_ptr<PoolAllocator> workspace_pool_;  // Option::use_local_pool_allocator
   size_t pipelines_ = 0;                    // layers whose create_pipeline ran
   bool ready_ = false;
 };

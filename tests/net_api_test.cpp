@@ -160,6 +160,46 @@ TEST(NetExtractor, LightModeHoldsLessMemory) {
   EXPECT_EQ(leaked_full, 0u);
 }
 
+TEST(NetExtractor, ScratchComesFromTheNetsPool) {
+  // Option::use_local_pool_allocator (default on): Extractors without a workspace
+  // allocator take scratch (here Winograd's transformed tiles) from a pool the Net owns,
+  // so a second forward reuses the first one's blocks; same results as plain malloc; a
+  // user's allocator and the switch are honoured.
+  const char* text = R"(7767517
+3 3
+Input        in  0 1 in 0=28 1=28 2=64
+Convolution  c1  1 1 in b1 0=64 1=3 4=1 5=1 6=36864
+Convolution  c2  1 1 b1 out 0=48 1=3 4=1 5=1 6=27648
+)";
+  Net pooled;
+  load_text(pooled, text);
+  const std::vector<NamedMat> inputs = declared_inputs(pooled);
+  EXPECT_EQ(pooled.create_extractor().option().workspace_allocator, &pooled.local_workspace_pool());
+  const std::vector<Mat> first = run_outputs(pooled, inputs, 2);
+  const size_t blocks = pooled.local_workspace_pool().idle_block_count();
+  EXPECT_GT(blocks, 0u);
+  EXPECT_EQ(pooled.local_workspace_pool().used_block_count(), 0u);
+  const std::vector<Mat> second = run_outputs(pooled, inputs, 2);
+  EXPECT_EQ(pooled.local_workspace_pool().idle_block_count(), blocks);  // reused, none added
+  expect_outputs_equal(second, first);
+
+  Net plain;
+  plain.opt.use_local_pool_allocator = false;
+  load_text(plain, text);
+  EXPECT_EQ(plain.create_extractor().option().workspace_allocator, nullptr);
+  expect_outputs_equal(run_outputs(plain, inputs, 2), first);
+  EXPECT_EQ(plain.local_workspace_pool().idle_block_count(), 0u);
+
+  PoolAllocator mine;
+  Net own;
+  own.opt.workspace_allocator = &mine;
+  load_text(own, text);
+  EXPECT_EQ(own.create_extractor().option().workspace_allocator, &mine);
+  expect_outputs_equal(run_outputs(own, inputs, 2), first);
+  EXPECT_GT(mine.idle_block_count(), 0u);
+  EXPECT_EQ(own.local_workspace_pool().idle_block_count(), 0u);
+}
+
 TEST(NetExtractor, InPlaceLayersLeaveTheUsersInputAlone) {
   Net net;
   load_text(net, R"(7767517
