@@ -1,6 +1,5 @@
 #include "jit/conv_direct_gen.h"
 
-#include <algorithm>
 #include <cstddef>
 
 #include "jit/store_emitter.h"
@@ -74,11 +73,7 @@ std::vector<long> ConvDirectGenerator::block_input_lines(const Block& block) con
   for (int j = 0; j < block.width; j++)
     for (int kw = 0; kw < conf_.kw; kw++) {
       const int col = block_col + j * conf_.sw + kw * conf_.dw;
-      if (!tap_inside(col)) continue;
-      for (long byte : {0L, static_cast<long>(pixel_bytes) - 1}) {
-        const long line = ((static_cast<long>(col - block_col) * pixel_bytes + byte) / 64) * 64;
-        if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
-      }
+      if (tap_inside(col)) add_prefetch_lines(lines, static_cast<long>(col - block_col) * pixel_bytes, pixel_bytes);
     }
   return lines;
 }
@@ -146,8 +141,7 @@ void ConvDirectGenerator::emit_reduction(const Block& block) {
     L(l_kh);
     {
       // The row prefetches, spread evenly over the kw x lane steps (kh is 1 with them).
-      const int pf_steps = c.kw * ip;
-      int pf_next = 0;
+      size_t pf_next = 0;
       for (int kw = 0; kw < c.kw; kw++) {
         // Pixels of this block whose tap kw lies inside the input.
         std::vector<int> pixels;
@@ -155,10 +149,7 @@ void ConvDirectGenerator::emit_reduction(const Block& block) {
           if (block.clean || tap_inside(block_col + j * c.sw + kw * c.dw)) pixels.push_back(j);
         if (pixels.empty()) continue;
         for (int lane = 0; lane < ip; lane++) {
-          const int step = kw * ip + lane;
-          for (; pf_next < static_cast<int>(row_lines.size()) &&
-                 static_cast<long>(pf_next) * pf_steps < static_cast<long>(step + 1) * static_cast<long>(row_lines.size());
-               pf_next++)
+          for (; pf_next < prefetch_lines_due(row_lines.size(), c.kw * ip, kw * ip + lane); pf_next++)
             prefetcht1(ptr[reg_pf_row + row_lines[pf_next]]);
           const long w_off = (static_cast<long>(kw * ip + lane) * c.ur_oc) * c.vlen * 4;
           for (int oc = 0; oc < c.ur_oc; oc++) vmovups(vreg(weight_reg(oc)), ptr[reg_w + w_off + oc * c.vlen * 4]);

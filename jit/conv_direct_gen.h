@@ -43,8 +43,8 @@ class ConvDirectGenerator : public JitGenerator {
   int weight_reg(int chunk) const { return conf_.ur_w * conf_.ur_oc + chunk; }
   int bcast_reg() const { return conf_.ur_w * conf_.ur_oc + conf_.ur_oc; }
   std::vector<int> free_vregs(int width) const;
-  int prefetch_lines_per_step() const;
-  std::vector<long> block_input_lines(const Block& block) const;  // see prefetch_next_row  // prefetch_lines spread over the call's ic steps
+  int prefetch_lines_per_step() const;  // prefetch_lines spread over the call's ic steps
+  std::vector<long> block_input_lines(const Block& block) const;  // see prefetch_next_row
 
   ConvDirectConf conf_;
   bool explicit_bcast_;

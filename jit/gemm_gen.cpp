@@ -1,6 +1,5 @@
 #include "jit/gemm_gen.h"
 
-#include <algorithm>
 #include <cstddef>
 
 #include "jit/store_emitter.h"
@@ -71,14 +70,10 @@ void GemmGenerator::emit_k_loop(int width) {
   // at reg_b + reg_pf_offset, spread evenly over the lanes.
   std::vector<long> pf_lines;
   if (c.prefetch_b)
-    for (int j = 0; j < width; j++)
-      for (long byte : {0L, static_cast<long>(c.k_pack) * 4 - 1}) {
-        const long line = (j * c.b_pixel_stride + byte) / 64 * 64;
-        if (std::find(pf_lines.begin(), pf_lines.end(), line) == pf_lines.end()) pf_lines.push_back(line);
-      }
+    for (int j = 0; j < width; j++) add_prefetch_lines(pf_lines, j * c.b_pixel_stride, c.k_pack * 4L);
   size_t pf_next = 0;
   for (int lane = 0; lane < c.k_pack; lane++) {
-    for (; pf_next < pf_lines.size() && pf_next * c.k_pack < (lane + 1) * pf_lines.size(); pf_next++)
+    for (; pf_next < prefetch_lines_due(pf_lines.size(), c.k_pack, lane); pf_next++)
       prefetcht1(ptr[reg_b + reg_pf_offset + pf_lines[pf_next]]);
     for (int oc = 0; oc < c.ur_oc; oc++) {
       const Address w = ptr[reg_a + (static_cast<long>(lane) * c.ur_oc + oc) * c.vlen * a_bytes];

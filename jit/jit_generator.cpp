@@ -27,4 +27,13 @@ void JitGenerator::postamble() {
   ret();
 }
 
+void JitGenerator::add_prefetch_lines(std::vector<long>& lines, long begin, long bytes) {
+  for (long byte : {begin, begin + bytes - 1}) {
+    const long line = byte / 64 * 64;
+    bool present = false;
+    for (long l : lines) present = present || l == line;
+    if (!present) lines.push_back(line);
+  }
+}
+
 }  // namespace jitconv

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 #include <xbyak/xbyak.h>
 
 namespace jitconv {
@@ -39,6 +40,15 @@ class JitGenerator : public Xbyak::CodeGenerator {
   void preamble();
   // Restores them, clears the upper vector state and returns.
   void postamble();
+
+  // Software prefetch spread over a loop body. add_prefetch_lines appends the offsets
+  // (rounded down to 64) of the cache lines holding [begin, begin + bytes) that `lines`
+  // does not hold yet; prefetch_lines_due says how many of `count` prefetches spread evenly
+  // over `steps` steps are due once step `step` (0-based) starts.
+  static void add_prefetch_lines(std::vector<long>& lines, long begin, long bytes);
+  static size_t prefetch_lines_due(size_t count, int steps, int step) {
+    return (static_cast<size_t>(step + 1) * count + steps - 1) / steps;
+  }
 };
 
 }  // namespace jitconv

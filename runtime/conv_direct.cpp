@@ -130,14 +130,12 @@ const ConvDirect::Kernels& ConvDirect::kernels_for(int ih, int iw, const ConvPad
 }
 
 bool ConvDirect::rows_outer(int ih, int iw) const {
-  const double l2 = static_cast<double>(cpu_info().l2_bytes);
-  const double input_bytes = static_cast<double>(params_.ic) * ih * iw * 4;
-  return groups_ > 1 && static_cast<double>(weights_.bytes()) <= l2 / 2 && input_bytes > l2 / 2;
+  return groups_ > 1 && !outgrows_half_l2(static_cast<double>(weights_.bytes())) &&
+         outgrows_half_l2(static_cast<double>(params_.ic) * ih * iw * 4);
 }
 
 bool ConvDirect::prefetch_input_rows(int ih, int iw) const {
-  const double l2 = static_cast<double>(cpu_info().l2_bytes);
-  return params_.kh == 1 && static_cast<double>(params_.ic) * ih * iw * 4 > l2 / 2;
+  return params_.kh == 1 && outgrows_half_l2(static_cast<double>(params_.ic) * ih * iw * 4);
 }
 
 void ConvDirect::prepare(int ih, int iw) { kernels_for(ih, iw, params_.pads_for(ih, iw)); }

@@ -123,7 +123,6 @@ ConvGemm::ConvGemm(const ConvParams& params, const float* weights, const float* 
   }
 }
 
-
 void ConvGemm::prepare(int ih, int iw) {
   int oh, ow;
   params_.output_size(ih, iw, oh, ow);
@@ -241,7 +240,7 @@ void ConvGemm::forward_strided(const Mat& bottom, Mat& top, long residual_offset
   const int groups = groups_;
   // Inputs past half of L2: the row's first group prefetches the input row two output rows
   // ahead (as the direct kernels do); other calls touch their own lines.
-  const bool prefetch = static_cast<double>(params_.ic) * bottom.h * bottom.w * 4 > cpu_info().l2_bytes / 2.0;
+  const bool prefetch = outgrows_half_l2(static_cast<double>(params_.ic) * bottom.h * bottom.w * 4);
   const long ahead = kStridedPrefetchRows * src_row * 4;
   // Row-major tasks: the groups of one row run back to back while its input is in cache.
 #pragma omp parallel for num_threads(opt.num_threads) schedule(static)
@@ -303,7 +302,6 @@ void ConvGemm::forward_panels(const Mat& bottom, Mat& top, const ConvPads& pads,
     run_pixels(*kernels_, panel, b_k_stride, n, c, c_plane_stride, acc, 0, groups_, residual_offset);
   }
 }
-
 
 void ConvGemm::forward_brgemm(const Mat& bottom, Mat& top, const ConvPads& pads_in, long residual_offset,
                               const Option& opt) const {

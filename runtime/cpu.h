@@ -42,6 +42,10 @@ struct CpuInfo {
 
 const CpuInfo& cpu_info();
 
+// Whether `bytes` of data outgrow half of this core's L2 (what the kernels' cache
+// decisions, such as input prefetch and task order, key on).
+inline bool outgrows_half_l2(double bytes) { return bytes > static_cast<double>(cpu_info().l2_bytes) / 2; }
+
 // The ISA kernels are generated for now.
 Isa current_isa();
 // Cap the ISA (API equivalent of JITCONV_ISA). A cap above the hardware is clamped to it.

@@ -1,7 +1,6 @@
 // The jitconv command line, run as a separate process: output shape, exit statuses,
 // usage errors, help texts.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -14,48 +13,12 @@
 
 #include "runtime/conv_desc.h"
 #include "runtime/cpu.h"
+#include "tests/cli_runner.h"
 
 using namespace jitconv;
+using namespace jitconv::test;
 
 namespace {
-
-struct CliResult {
-  int status = -1;
-  std::string out, err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-// Runs `env JITCONV_CLI_PATH args...` with stdout and stderr captured apart.
-CliResult run_cli(const std::vector<std::string>& args, const std::string& env = "") {
-  char dir_template[] = "/tmp/jitconv_cli_XXXXXX";
-  const char* dir = mkdtemp(dir_template);
-  EXPECT_NE(dir, nullptr);
-  const std::string out_path = std::string(dir) + "/out", err_path = std::string(dir) + "/err";
-  std::string command = env + " " + shell_quote(JITCONV_CLI_PATH);
-  for (const std::string& a : args) command += " " + shell_quote(a);
-  command += " >" + out_path + " 2>" + err_path;
-  const int raw = std::system(command.c_str());
-  CliResult r;
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  r.out = slurp(out_path);
-  r.err = slurp(err_path);
-  std::remove(out_path.c_str());
-  std::remove(err_path.c_str());
-  rmdir(dir);
-  return r;
-}
 
 std::vector<std::string> split(const std::string& text, char sep) {
   std::vector<std::string> parts;

@@ -2,7 +2,6 @@
 // ../shared/shapes/models_dev.txt and tails.txt, the largest ones scaled down), run as
 // a separate process on a shape file this test writes.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -12,6 +11,7 @@
 #include <string>
 
 #include "runtime/cpu.h"
+#include "tests/cli_runner.h"
 
 namespace {
 
@@ -44,27 +44,10 @@ mb1g48ic48ih9iw30oc48oh9ow30kh5kw5ph2pw2n"wide_row"
 mb1g3ic3ih8iw8oc6oh8ow8kh3kw3ph1pw1n"channel_multiplier"
 )";
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-struct Result {
-  int status = -1;
-  std::string out;
-};
-
-Result run_check(const std::string& shapes, const std::string& extra) {
-  const std::string out_path = shapes + ".out";
-  const std::string command = std::string("'") + JITCONV_CLI_PATH + "' check --algo auto --shapes '" + shapes +
-                              "' --threads 2 " + extra + " >'" + out_path + "' 2>&1";
-  const int raw = std::system(command.c_str());
-  Result r;
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  r.out = slurp(out_path);
-  std::remove(out_path.c_str());
+// `jitconv check --algo auto` on a shape file; out holds stdout then stderr.
+jitconv::test::CliResult run_check(const std::string& shapes, const std::string& isa) {
+  jitconv::test::CliResult r = jitconv::test::run_cli({"check", "--algo", "auto", "--shapes", shapes, "--threads", "2", "--isa", isa});
+  r.out += r.err;
   return r;
 }
 
@@ -85,7 +68,7 @@ TEST(ConvDepthwiseCli, CheckPassesOnDepthwiseAndGroupedShapes) {
   if (isas.empty()) isas.push_back("scalar");
   for (const std::string& isa : isas) {
     SCOPED_TRACE("isa " + isa);
-    const Result r = run_check(path, "--isa " + isa);
+    const jitconv::test::CliResult r = run_check(path, isa);
     EXPECT_EQ(r.status, 0) << r.out;
     EXPECT_NE(r.out.find("check: 23 passed, 0 failed, 0 skipped"), std::string::npos) << r.out;
     // The depthwise lines run on the depthwise path, the grouped ones group by group.

@@ -1,7 +1,6 @@
 // `jitconv run` and `jitconv benchmodel` as separate processes: outputs written and
 // reproduced from a saved .bin, layouts, benchncnn's format, the profile, errors.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -9,34 +8,16 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "loader/param_parser.h"
+#include "tests/cli_runner.h"
 #include "tests/net_test_util.h"
 
 namespace jitconv {
 namespace test {
 namespace {
-
-struct CliRun {
-  int status = -1;
-  std::string out, err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
 
 class NetCli : public testing::Test {
  protected:
@@ -46,19 +27,9 @@ class NetCli : public testing::Test {
     ASSERT_NE(mkdtemp(tmpl), nullptr);
     dir_ = tmpl;
   }
-  void TearDown() override { std::system(("rm -rf " + quote(dir_)).c_str()); }
+  void TearDown() override { std::system(("rm -rf " + shell_quote(dir_)).c_str()); }
 
-  CliRun run(const std::vector<std::string>& args) {
-    std::string command = quote(JITCONV_CLI_PATH);
-    for (const std::string& a : args) command += " " + quote(a);
-    command += " >" + dir_ + "/stdout 2>" + dir_ + "/stderr";
-    const int raw = std::system(command.c_str());
-    CliRun r;
-    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    r.out = slurp(dir_ + "/stdout");
-    r.err = slurp(dir_ + "/stderr");
-    return r;
-  }
+  CliResult run(const std::vector<std::string>& args) { return run_cli(args); }
 
   std::string dir_;
 };
@@ -67,12 +38,12 @@ bool contains(const std::string& text, const std::string& needle) { return text.
 
 TEST_F(NetCli, RunWritesOutputsThatASavedBinReproduces) {
   const std::string param = test_model_path("branches.param");
-  const CliRun first = run({"run", param, "--seed", "4", "--write-bin", dir_ + "/w.bin", "--output-dir", dir_ + "/a",
+  const CliResult first = run({"run", param, "--seed", "4", "--write-bin", dir_ + "/w.bin", "--output-dir", dir_ + "/a",
                             "--threads", "1"});
   ASSERT_EQ(first.status, 0) << first.err;
   EXPECT_TRUE(contains(first.out, "m2  shape [9,11,")) << first.out;
   EXPECT_TRUE(contains(first.out, "out2  shape [")) << first.out;
-  const CliRun again = run({"run", param, dir_ + "/w.bin", "--seed", "4", "--output-dir", dir_ + "/b", "--threads", "1"});
+  const CliResult again = run({"run", param, dir_ + "/w.bin", "--seed", "4", "--output-dir", dir_ + "/b", "--threads", "1"});
   ASSERT_EQ(again.status, 0) << again.err;
   for (const char* blob : {"m2", "out2"}) {
     const std::string a = slurp(dir_ + "/a/" + blob + ".bin"), b = slurp(dir_ + "/b/" + blob + ".bin");
@@ -90,7 +61,7 @@ TEST_F(NetCli, RunOutputIsPlainChwAndMatchesTheLibrary) {
   const std::vector<float> values = plain_values(in);
   std::ofstream(dir_ + "/in.bin", std::ios::binary)
       .write(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float));
-  const CliRun r = run({"run", param, "--seed", "9", "--input", dir_ + "/in.bin", "--extract", "k", "--extract",
+  const CliResult r = run({"run", param, "--seed", "9", "--input", dir_ + "/in.bin", "--extract", "k", "--extract",
                         "out", "--output-dir", dir_, "--threads", "1"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(contains(r.out, "top-5:")) << r.out;  // "out" is 1-D
@@ -116,8 +87,8 @@ TEST_F(NetCli, RunNhwcInputMatchesNchw) {
       for (int x = 0; x < w; x++) nhwc[(y * w + x) * c + q] = nchw[(q * h + y) * w + x];
   std::ofstream(dir_ + "/nchw.bin", std::ios::binary).write(reinterpret_cast<const char*>(nchw.data()), nchw.size() * 4);
   std::ofstream(dir_ + "/nhwc.bin", std::ios::binary).write(reinterpret_cast<const char*>(nhwc.data()), nhwc.size() * 4);
-  const CliRun a = run({"run", param, "--input", dir_ + "/nchw.bin", "--output-dir", dir_ + "/a"});
-  const CliRun b = run({"run", param, "--input", dir_ + "/nhwc.bin", "--layout", "nhwc", "--output-dir", dir_ + "/b"});
+  const CliResult a = run({"run", param, "--input", dir_ + "/nchw.bin", "--output-dir", dir_ + "/a"});
+  const CliResult b = run({"run", param, "--input", dir_ + "/nhwc.bin", "--layout", "nhwc", "--output-dir", dir_ + "/b"});
   ASSERT_EQ(a.status, 0) << a.err;
   ASSERT_EQ(b.status, 0) << b.err;
   EXPECT_EQ(slurp(dir_ + "/a/out.bin"), slurp(dir_ + "/b/out.bin"));
@@ -128,13 +99,13 @@ TEST_F(NetCli, RunNhwcInputMatchesNchw) {
 TEST_F(NetCli, RunErrors) {
   const std::string param = test_model_path("conv_chain.param");
   std::ofstream(dir_ + "/short.bin", std::ios::binary) << "abcd";
-  const CliRun short_input = run({"run", param, "--input", dir_ + "/short.bin"});
+  const CliResult short_input = run({"run", param, "--input", dir_ + "/short.bin"});
   EXPECT_EQ(short_input.status, 1);
   EXPECT_TRUE(contains(short_input.err, "holds 4 bytes")) << short_input.err;
-  const CliRun short_bin = run({"run", param, dir_ + "/short.bin"});
+  const CliResult short_bin = run({"run", param, dir_ + "/short.bin"});
   EXPECT_EQ(short_bin.status, 1);
   EXPECT_TRUE(contains(short_bin.err, "layer 'conv_a' (Convolution)")) << short_bin.err;
-  const CliRun missing_blob = run({"run", param, "--extract", "nope"});
+  const CliResult missing_blob = run({"run", param, "--extract", "nope"});
   EXPECT_EQ(missing_blob.status, 1);
   EXPECT_TRUE(contains(missing_blob.err, "no blob named 'nope'")) << missing_blob.err;
   EXPECT_EQ(run({"run"}).status, 2);
@@ -144,7 +115,7 @@ TEST_F(NetCli, RunErrors) {
 }
 
 TEST_F(NetCli, BenchmodelPrintsBenchncnnLinesAndAProfile) {
-  const CliRun r = run({"benchmodel", test_model_path("conv_chain.param"), test_model_path("head.param"), "--loops",
+  const CliResult r = run({"benchmodel", test_model_path("conv_chain.param"), test_model_path("head.param"), "--loops",
                         "2", "--warmup", "1", "--threads", "1", "--profile"});
   ASSERT_EQ(r.status, 0) << r.err;
   for (const char* name : {"conv_chain", "head"}) {
@@ -159,7 +130,7 @@ TEST_F(NetCli, BenchmodelPrintsBenchncnnLinesAndAProfile) {
 
 TEST_F(NetCli, BenchmodelReportsAModelItCannotLoadAndGoesOn) {
   std::ofstream(dir_ + "/bad.param") << "7767517\n2 2\nInput in 0 1 in 0=4 1=4 2=3\nFrobnicate f 1 1 in out\n";
-  const CliRun r = run({"benchmodel", dir_ + "/bad.param", test_model_path("branches.param"), "--loops", "1",
+  const CliResult r = run({"benchmodel", dir_ + "/bad.param", test_model_path("branches.param"), "--loops", "1",
                         "--warmup", "0"});
   EXPECT_EQ(r.status, 1);
   EXPECT_TRUE(contains(r.err, "unknown layer type 'Frobnicate'")) << r.err;
@@ -167,7 +138,7 @@ TEST_F(NetCli, BenchmodelReportsAModelItCannotLoadAndGoesOn) {
 }
 
 TEST_F(NetCli, BenchmodelWithoutArgumentsRunsTheEmbeddedResnet) {
-  const CliRun model = run({"benchmodel", "--print-model"});
+  const CliResult model = run({"benchmodel", "--print-model"});
   ASSERT_EQ(model.status, 0);
   EXPECT_TRUE(contains(model.out, "7767517")) << model.out;
   std::ofstream(dir_ + "/embedded.param") << model.out;
@@ -176,7 +147,7 @@ TEST_F(NetCli, BenchmodelWithoutArgumentsRunsTheEmbeddedResnet) {
   for (const ParamLayer& layer : graph.layers) convolutions += layer.type == "Convolution";
   EXPECT_EQ(convolutions, 20);  // ResNet-18: stem, 16 in the blocks, 3 projections
 
-  const CliRun r = run({"benchmodel", "--loops", "1", "--warmup", "0", "--threads", "1", "--min-time", "0"});
+  const CliResult r = run({"benchmodel", "--loops", "1", "--warmup", "0", "--threads", "1", "--min-time", "0"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(contains(r.out, "resnet18-embedded  min = ")) << r.out;
   EXPECT_TRUE(contains(r.out, "jitconv vs oneDNN")) << r.out;
@@ -185,11 +156,11 @@ TEST_F(NetCli, BenchmodelWithoutArgumentsRunsTheEmbeddedResnet) {
 }
 
 TEST_F(NetCli, HelpListsTheNewCommands) {
-  const CliRun top = run({"--help"});
+  const CliResult top = run({"--help"});
   EXPECT_TRUE(contains(top.out, "  run ")) << top.out;
   EXPECT_TRUE(contains(top.out, "  benchmodel ")) << top.out;
   for (const char* command : {"run", "benchmodel"}) {
-    const CliRun r = run({command, "--help"});
+    const CliResult r = run({command, "--help"});
     EXPECT_EQ(r.status, 0);
     EXPECT_TRUE(contains(r.out, std::string("usage: jitconv ") + command)) << r.out;
   }

@@ -1,41 +1,21 @@
 // `jitconv optimize`, run as a separate process on tests/models/optimize_fusions.param:
 // the lines it prints, the files it writes, --storage, --shape and usage errors.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "loader/model_bin.h"
+#include "tests/cli_runner.h"
 #include "tests/optimize_test_util.h"
 
 namespace jitconv {
 namespace test {
 namespace {
-
-struct CliRun {
-  int status = -1;
-  std::string out, err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string quoted(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
 
 class OptimizeCli : public testing::Test {
  protected:
@@ -62,16 +42,10 @@ class OptimizeCli : public testing::Test {
     files_.push_back(dir_ + "/" + name);
     return files_.back();
   }
-  CliRun run(const std::vector<std::string>& args) {
-    const std::string out = file("stdout"), err = file("stderr");
-    std::string command = quoted(JITCONV_CLI_PATH) + " optimize";
-    for (const std::string& a : args) command += " " + quoted(a);
-    const int raw = std::system((command + " >" + out + " 2>" + err).c_str());
-    CliRun r;
-    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    r.out = slurp(out);
-    r.err = slurp(err);
-    return r;
+  CliResult run(const std::vector<std::string>& args) {
+    std::vector<std::string> command = {"optimize"};
+    command.insert(command.end(), args.begin(), args.end());
+    return run_cli(command);
   }
 
   std::string dir_, in_param_, in_bin_;
@@ -80,7 +54,7 @@ class OptimizeCli : public testing::Test {
 
 TEST_F(OptimizeCli, PrintsEachRewriteAndWritesALoadableModel) {
   const std::string param = file("out.param"), bin = file("out.bin");
-  const CliRun r = run({in_param_, in_bin_, param, bin});
+  const CliResult r = run({in_param_, in_bin_, param, bin});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.err,
             "fuse_batchnorm_scale bn1 sc1\n"
@@ -108,7 +82,7 @@ TEST_F(OptimizeCli, PrintsEachRewriteAndWritesALoadableModel) {
 
 TEST_F(OptimizeCli, Fp16StorageAndInputShape) {
   const std::string param = file("out16.param"), bin = file("out16.bin");
-  const CliRun r = run({in_param_, in_bin_, param, bin, "--storage", "fp16", "--shape", "3,9,15"});
+  const CliResult r = run({in_param_, in_bin_, param, bin, "--storage", "fp16", "--shape", "3,9,15"});
   ASSERT_EQ(r.status, 0) << r.err;
   const std::string bytes = slurp(bin);
   uint32_t first = 0;
@@ -123,11 +97,11 @@ TEST_F(OptimizeCli, Fp16StorageAndInputShape) {
 TEST_F(OptimizeCli, UsageErrors) {
   const std::string param = file("u.param"), bin = file("u.bin");
   EXPECT_EQ(run({in_param_, in_bin_, param}).status, 2);
-  const CliRun storage = run({in_param_, in_bin_, param, bin, "--storage", "bf16"});
+  const CliResult storage = run({in_param_, in_bin_, param, bin, "--storage", "bf16"});
   EXPECT_EQ(storage.status, 2);
   EXPECT_NE(storage.err.find("--storage must be fp32 or fp16"), std::string::npos) << storage.err;
   EXPECT_EQ(run({in_param_, in_bin_, param, bin, "--shape", "3,x"}).status, 2);
-  const CliRun missing = run({in_param_, file("absent.bin"), param, bin});
+  const CliResult missing = run({in_param_, file("absent.bin"), param, bin});
   EXPECT_EQ(missing.status, 1);
   EXPECT_NE(missing.err.find("absent.bin"), std::string::npos) << missing.err;
 }
