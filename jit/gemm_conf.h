@@ -42,6 +42,11 @@ struct GemmConf {
   // driver points it at input rows ahead: strided rows start a new hardware-prefetch stream
   // in every channel plane and would otherwise wait on L3.
   bool prefetch_b = false;
+  // Not batch-reduced, not with prefetch_b: at each k group (every pass over K), prefetch
+  // into L2 this many lines of A from args.a_prefetch onwards, advancing it. Drivers that
+  // stream A panels larger than L2 can share out (sum of all passes) the next panel's
+  // lines over the current call, so it arrives from L3 before it is needed.
+  int prefetch_a_lines = 0;
   Activation act;
 
   std::string name() const;
@@ -68,6 +73,7 @@ struct GemmArgs {
   long flags;             // GemmFlags
   long batch;             // batch_reduce: number of (A, B) pairs
   long b_prefetch_offset; // prefetch_b: bytes from each B line to the line to prefetch
+  const void* a_prefetch; // prefetch_a_lines: the first line to prefetch
 };
 
 using GemmKernelFn = void (*)(const GemmArgs*);

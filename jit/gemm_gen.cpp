@@ -1,5 +1,6 @@
 #include "jit/gemm_gen.h"
 
+#include <algorithm>
 #include <cstddef>
 
 #include "jit/store_emitter.h"
@@ -71,10 +72,13 @@ void GemmGenerator::emit_k_loop(int width) {
   std::vector<long> pf_lines;
   if (c.prefetch_b)
     for (int j = 0; j < width; j++) add_prefetch_lines(pf_lines, j * c.b_pixel_stride, c.k_pack * 4L);
-  size_t pf_next = 0;
+  size_t pf_next = 0, pf_a_next = 0;
+  const size_t pf_a_lines = static_cast<size_t>(std::max(0, c.prefetch_a_lines));
   for (int lane = 0; lane < c.k_pack; lane++) {
     for (; pf_next < prefetch_lines_due(pf_lines.size(), c.k_pack, lane); pf_next++)
       prefetcht1(ptr[reg_b + reg_pf_offset + pf_lines[pf_next]]);
+    for (; pf_a_next < prefetch_lines_due(pf_a_lines, c.k_pack, lane); pf_a_next++)
+      prefetcht1(ptr[reg_pf_a + static_cast<long>(pf_a_next) * 64]);
     for (int oc = 0; oc < c.ur_oc; oc++) {
       const Address w = ptr[reg_a + (static_cast<long>(lane) * c.ur_oc + oc) * c.vlen * a_bytes];
       if (c.a_fp16)
@@ -95,6 +99,7 @@ void GemmGenerator::emit_k_loop(int width) {
   }
   add(reg_a, static_cast<long>(c.k_pack) * c.ur_oc * c.vlen * a_bytes);
   add(reg_b, reg_b_kstride);
+  if (pf_a_lines > 0) add(reg_pf_a, static_cast<long>(pf_a_lines) * 64);
   dec(reg_k_iter);
   jnz(l_k, T_NEAR);
   L(l_end);
@@ -174,8 +179,11 @@ void GemmGenerator::emit_block(int width) {
 void GemmGenerator::generate() {
   const GemmConf& c = conf_;
   if (c.prefetch_b && c.batch_reduce) fail(c.name(), ": B prefetch is for plain (not batch-reduced) calls");
+  if (c.prefetch_a_lines > 0 && (c.batch_reduce || c.prefetch_b))
+    fail(c.name(), ": A prefetch is for plain calls without B prefetch");
   preamble();
   if (c.prefetch_b) mov(reg_pf_offset, ptr[reg_args + offsetof(GemmArgs, b_prefetch_offset)]);
+  if (c.prefetch_a_lines > 0) mov(reg_pf_a, ptr[reg_args + offsetof(GemmArgs, a_prefetch)]);
   mov(reg_a_arg, ptr[reg_args + offsetof(GemmArgs, a)]);
   if (c.batch_reduce)
     xor_(reg_b_block, reg_b_block);

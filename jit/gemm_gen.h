@@ -44,6 +44,7 @@ class GemmGenerator : public JitGenerator {
   const Xbyak::Reg64 reg_res_block = rbx;
   const Xbyak::Reg64 reg_batch = rbp;  // byte index into the pointer lists
   const Xbyak::Reg64 reg_pf_offset = rbp;  // prefetch_b (never batch-reduced)
+  const Xbyak::Reg64 reg_pf_a = rbp;       // prefetch_a_lines (neither batch-reduced nor prefetch_b)
   const Xbyak::Reg64 reg_tmp0 = rcx;
   const Xbyak::Reg64 reg_tmp1 = rdx;
   const Xbyak::Reg64 reg_tmp2 = rsi;

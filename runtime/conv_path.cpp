@@ -32,22 +32,19 @@ struct WinogradRow {
   int min_channels_high; // ... and max(ic, oc) at least this ...
   const char* algo;      // ... prefer this variant.
 };
-// First matching row wins; unknown shapes take F(4,3). Best of 5 interleaved rounds,
-// one thread, all 3x3 stride-1 layers of bench_core and models_dev (ms, direct / F23 /
-// F43 / F63): 512@7 1.42/1.10/1.54/3.14, 256@14 1.27/0.75/0.74/0.85 and
-// 1.31/0.72/0.79/1.01, 384@13 1.64/1.12/1.08/1.38, 64@56 1.41/0.84/0.54/0.52,
-// 128@28 1.28/0.74/0.56/0.53, 96@35 1.19/0.72/0.49/0.48, 32->128@28 0.45/0.26/0.16/0.17,
-// 16->64@56 0.41/0.30/0.21/0.21. Small outputs waste the big tiles' padding and their
-// transformed weights (alpha^2/9 x the original) outgrow L2, so they stream from L3.
-// On two threads F(6,3)'s fewer tiles and larger U scale worse (F43 / F63 ms: 64@56
-// 0.33/0.37, 96@35 0.28/0.36, 128@28 0.35/0.41): F(6,3) is a one-thread choice. At 256@14
-// F(2,3) and F(4,3) tie on one thread (0.70-0.79 ms either, over four rounds) and F(4,3)
-// wins on two (x oneDNN 1.77 vs 1.51), so F(4,3) from 8x8 up.
+// First matching row wins; unknown shapes take F(4,3). Small outputs waste the big tiles'
+// padding, and their transformed weights (alpha^2/9 x the original) outgrow L2 and stream
+// from L3 (the GEMM kernels prefetch the next panel of them, ConvWinograd::u_prefetch_lines).
+// Medians of 4 interleaved rounds, one thread, x oneDNN (F23 / F43 / F63), with that
+// prefetch: 512@7 1.53/0.84/0.42, 384->256@13 1.55/1.87/1.22, 256@14 1.75/2.25/1.59,
+// 128@28 1.73/2.78/2.76, 96@35 1.51/2.44/2.42, 64@56 1.60/2.57/2.49, 32->128@28
+// 1.45/2.30/2.16, 16->64@56 1.14/1.91/1.80. F(6,3) no longer wins anywhere (before the
+// prefetch it led F(4,3) by 2-6% on one thread at 64..128 channels), and on two threads
+// its fewer tiles and larger U scale worse (F43 / F63 ms: 64@56 0.33/0.37, 96@35
+// 0.28/0.36, 128@28 0.35/0.41).
 constexpr int kAnyThreads = 1 << 30;
 constexpr WinogradRow kWinogradRows[] = {
     {kAnyThreads, 7, 0, 0, "winograd23"},
-    {kAnyThreads, 14, 0, 0, "winograd43"},
-    {1, 1 << 30, 64, 0, "winograd63"},
     {kAnyThreads, 1 << 30, 0, 0, "winograd43"},
 };
 // Inside a network whose weights outgrow the cache (Option::weights_cold) every layer's

@@ -85,6 +85,14 @@ ConvWinograd::ConvWinograd(const ConvParams& params, const float* weights, const
 // skews consecutive positions off 4 KB multiples: the transforms write/read all positions
 // of a tile at once, and with unskewed strides those 36-64 lines fall into a few L1 sets
 // (measured: the F(6,3) input transform went from 1394 to 470 cycles per tile).
+int ConvWinograd::u_prefetch_lines(int tile_count, int nr) const {
+  const double u_bytes = static_cast<double>(weights_.bytes());
+  if (!outgrows_half_l2(u_bytes)) return 0;
+  const long panel_lines = (group_floats_ * 4 + 63) / 64;
+  const long steps = static_cast<long>((tile_count + nr - 1) / nr) * ic_packs_;  // k groups of a call
+  return static_cast<int>((panel_lines + steps - 1) / steps);
+}
+
 long ConvWinograd::v_panel(int count) const { return static_cast<long>(ic_packs_) * count * vlen_ + vlen_; }
 long ConvWinograd::m_panel(int count) const { return static_cast<long>(chunks_) * count * vlen_ + vlen_; }
 
@@ -251,9 +259,11 @@ void ConvWinograd::gemm_block(const float* v, float* mbuf, int tile_count, int n
                               int group_begin, int group_end) const {
   const int groups = kernels_->groups();
   const long v_stride = v_panel(tile_count), m_stride = m_panel(tile_count);
+  const int pf_lines = u_prefetch_lines(tile_count, nr);
+  const long panels = static_cast<long>(alpha_) * alpha_ * groups;
   // The cache lookup locks: once per group and block, not per call.
   std::vector<GemmKernelCache::Kernel> kernels;
-  for (int g = group_begin; g < group_end; g++) kernels.push_back(kernels_->get(g, tile_count % nr, nr));
+  for (int g = group_begin; g < group_end; g++) kernels.push_back(kernels_->get(g, tile_count % nr, nr, pf_lines));
   GemmArgs args{};
   args.k_groups = ic_packs_;
   args.n_blocks = tile_count / nr;
@@ -262,7 +272,10 @@ void ConvWinograd::gemm_block(const float* v, float* mbuf, int tile_count, int n
   args.flags = kGemmFinal;
   for (int p = p_begin; p < p_end; p++)
     for (int g = group_begin; g < group_end; g++) {
-      args.a = static_cast<const float*>(weights_.data) + (static_cast<long>(p) * groups + g) * group_floats_;
+      const long panel = static_cast<long>(p) * groups + g;
+      args.a = static_cast<const float*>(weights_.data) + panel * group_floats_;
+      // Panels are used in (position, group) order by every plan: prefetch the next one.
+      args.a_prefetch = static_cast<const float*>(weights_.data) + (panel + 1) % panels * group_floats_;
       args.b = v + p * v_stride;
       args.c = mbuf + p * m_stride + static_cast<long>(g) * kernels_->group_size() * tile_count * vlen_;
       kernels[g - group_begin].fn(&args);
@@ -275,9 +288,10 @@ void ConvWinograd::prepare(int ih, int iw) {
   const long tiles = static_cast<long>((oh + m_ - 1) / m_) * ((ow + m_ - 1) / m_);
   for (int threads : {1, default_num_threads()}) {
     const Plan p = plan(tiles, threads);
+    const int last_block = static_cast<int>(tiles % p.block);
     for (int g = 0; g < kernels_->groups(); g++) {
-      kernels_->get(g, p.block % p.nr, p.nr);
-      kernels_->get(g, static_cast<int>((tiles % p.block) % p.nr), p.nr);
+      kernels_->get(g, p.block % p.nr, p.nr, u_prefetch_lines(p.block, p.nr));
+      if (last_block) kernels_->get(g, last_block % p.nr, p.nr, u_prefetch_lines(last_block, p.nr));
     }
   }
 }

@@ -42,6 +42,9 @@ class ConvWinograd final : public ConvImpl {
   void run(const Mat& bottom, const Mat* residual, Mat& top, const Option& opt) const;
   void gemm_block(const float* v, float* mbuf, int tile_count, int nr, int p_begin, int p_end, int group_begin,
                   int group_end) const;
+  // GemmConf::prefetch_a_lines for calls over tile_count tiles: 0 while U stays in L2,
+  // else one (position, group) panel of U shared out over a call's passes over K.
+  int u_prefetch_lines(int tile_count, int nr) const;
   long v_panel(int count) const;  // floats per position of V (skewed)
   long m_panel(int count) const;  // floats per position of M (skewed)
   // V panels of tiles [tile_begin, tile_begin + count) for channel packs [pack_begin, pack_end).

@@ -68,7 +68,8 @@ TEST(ConvPath, FollowsTheTable) {
   EXPECT_EQ(choose_conv_path(params(512, 512, 3), isa, opt, 7, 7).algo, "winograd23");
   EXPECT_EQ(choose_conv_path(params(256, 256, 3), isa, opt, 14, 14).algo, "winograd43");
   EXPECT_EQ(choose_conv_path(params(48, 192, 3), isa, opt, 14, 14).algo, "winograd43");
-  EXPECT_EQ(choose_conv_path(params(128, 128, 3), isa, opt, 28, 28).algo, "winograd63");
+  EXPECT_EQ(choose_conv_path(params(128, 128, 3), isa, opt, 28, 28).algo, "winograd43");
+  EXPECT_EQ(choose_conv_path(params(96, 96, 3), isa, opt, 35, 35).algo, "winograd43");
   EXPECT_EQ(choose_conv_path(params(32, 128, 3), isa, opt, 28, 28).algo, "winograd43");
   EXPECT_EQ(choose_conv_path(params(128, 128, 3), isa, opt).algo, "winograd43");  // shape unknown
   // Weights streaming from memory (a large network): the measured cold table.

@@ -42,6 +42,12 @@ class GemmKernelTester {
   GemmKernelTester& a_fp16() { conf_.a_fp16 = true; return *this; }
   // prefetch_b: prefetch `offset` bytes beyond each B line (any address: a hint).
   GemmKernelTester& prefetch_b(long offset) { conf_.prefetch_b = true; prefetch_offset_ = offset; return *this; }
+  // prefetch_a: `lines` lines per k group from a running pointer into `target` (a hint).
+  GemmKernelTester& prefetch_a(int lines, const void* target) {
+    conf_.prefetch_a_lines = lines;
+    a_prefetch_ = target;
+    return *this;
+  }
   GemmKernelTester& batch(int n) { batch_ = n; conf_.batch_reduce = n > 0; return *this; }
   // Run K in two calls: the first leaves partial sums, the second loads them and finishes.
   GemmKernelTester& split_k(bool s) { split_k_ = s; return *this; }
@@ -122,6 +128,7 @@ class GemmKernelTester {
       args.flags = flags;
       args.batch = batches;
       args.b_prefetch_offset = prefetch_offset_;
+      args.a_prefetch = a_prefetch_;
       kernel->entry<GemmKernelFn>()(&args);
     };
     if (split_k_ && k_groups_ > 1) {
@@ -153,6 +160,7 @@ class GemmKernelTester {
  private:
   GemmConf conf_;
   long prefetch_offset_ = 0;
+  const void* a_prefetch_ = nullptr;
   int n_blocks_ = 1;
   int k_groups_ = 1;
   int stride_factor_ = 1;
@@ -231,6 +239,24 @@ TEST(GemmKernel, BPrefetch) {
                 .prefetch_b(tail == 1 ? -4096 : 1 << 16).test();
     GemmKernelTester().isa(isa).tile(2, 5).pixels(1, 2).k(8, 4).split_k(true).bias(true).residual(true).act("mish")
         .prefetch_b(512).test();
+  }
+}
+
+TEST(GemmKernel, APrefetch) {
+  // The A prefetch pointer takes the register batch-reduced calls use for their list
+  // index and advances once per k group: every sub-tile, k packing, line count (fewer,
+  // as many and more lines than lanes), split K and epilogue around it. The pointer may
+  // run past its panel (a hint never faults); here it starts in a real buffer.
+  const std::vector<float> next_panel(1 << 16, 1.f);
+  for (Isa isa : jit_isas()) {
+    for (int ur = 1; ur <= (isa == Isa::avx512 ? 4 : 3); ur++)
+      for (int tail : {0, 1, 3})
+        for (int kp : {1, 4, 16})
+          for (int lines : {1, 5, 22})
+            GemmKernelTester().isa(isa).tile(ur, 4).pixels(2, tail).k(kp, 3).prefetch_a(lines, next_panel.data()).test();
+    GemmKernelTester().isa(isa).tile(2, 5).pixels(1, 2).k(16, 4).split_k(true).bias(true).residual(true).act("mish")
+        .prefetch_a(8, next_panel.data()).test();
+    GemmKernelTester().isa(isa).tile(2, 6).pixels(0, 4).k(8, 2).prefetch_a(3, next_panel.data()).test();
   }
 }
 
