@@ -54,9 +54,13 @@ constexpr WinogradRow kWinogradRows[] = {
 // 256@14 1.44/1.06/1.24/1.74, 128@28 1.35/0.91/0.68/0.78, 64@56 1.39/0.93/0.64/0.64;
 // with the direct kernels' next-group prefetch 512@7 direct 1.46. F23 / F43 on smaller
 // channel counts at 13-14 (AlexNet's conv3-5, MobileNet-style 128@14): 384->256@13
-// 1.51/1.86, 192@13 0.62/0.73, 192->128@13 0.45/0.52, 128@14 0.30/0.32.
+// 1.51/1.86, 192@13 0.62/0.73, 192->128@13 0.45/0.52, 128@14 0.30/0.32. Since the GEMM
+// kernels prefetch the next panel of U, F(2,3) beats direct at 7x7 too: ResNet-50's
+// res5 3x3 layers (512@7, `benchmodel --profile`, means of 3 runs) 1.95 -> 1.53 ms on one
+// thread, 1.96 -> 1.00 ms on two; its res4 layers (256@14) stay on F(2,3) (0.77 ms vs
+// F(4,3) 0.91 on one thread).
 constexpr WinogradRow kWinogradRowsCold[] = {
-    {kAnyThreads, 7, 0, 256, "direct"},
+    {kAnyThreads, 7, 0, 0, "winograd23"},
     {kAnyThreads, 14, 128, 0, "winograd23"},
     {kAnyThreads, 1 << 30, 0, 0, "winograd43"},
 };

@@ -75,7 +75,7 @@ TEST(ConvPath, FollowsTheTable) {
   // Weights streaming from memory (a large network): the measured cold table.
   Option cold = opt;
   cold.weights_cold = true;
-  EXPECT_EQ(choose_conv_path(params(512, 512, 3), isa, cold, 7, 7).algo, "direct");
+  EXPECT_EQ(choose_conv_path(params(512, 512, 3), isa, cold, 7, 7).algo, "winograd23");
   EXPECT_EQ(choose_conv_path(params(256, 256, 3), isa, cold, 14, 14).algo, "winograd23");
   EXPECT_EQ(choose_conv_path(params(128, 128, 3), isa, cold, 28, 28).algo, "winograd43");
   EXPECT_EQ(choose_conv_path(params(64, 64, 3), isa, cold, 56, 56).algo, "winograd43");
