@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <sstream>
 
@@ -38,6 +39,7 @@ ConvWinograd::ConvWinograd(const ConvParams& params, const float* weights, const
   base.out_pack = vlen_;
   base.explicit_bcast = blocking.explicit_bcast;
   kernels_ = std::make_unique<GemmKernelCache>(base, chunks_ * vlen_);
+  nr_max_ = base.nr;
 
   const int positions = alpha_ * alpha_;
   const int groups = kernels_->groups();
@@ -221,49 +223,73 @@ void ConvWinograd::output_block(const float* mbuf, int tiles_w, long tile_begin,
 }
 
 ConvWinograd::Plan ConvWinograd::plan(long tiles, int threads) const {
-  const int nr_max = kernels_->get(0, 0).conf->nr;
+  const int nr_max = nr_max_;
   const double l2 = static_cast<double>(cpu_info().l2_bytes);
   const double positions = static_cast<double>(alpha_) * alpha_;
-  const double u_bytes = positions * ic_packs_ * vlen_ * chunks_ * vlen_ * 4;
+  const double u_bytes = static_cast<double>(weights_.bytes());
   const double per_tile = positions * (ic_packs_ + chunks_) * vlen_ * 4;  // V and M of one tile
-  auto spread = [nr_max](long n) {  // equal register blocks: no short tail paying a full K pass
-    const long blocks = (n + nr_max - 1) / nr_max;
-    return static_cast<int>((n + blocks - 1) / blocks);
-  };
-  // Bytes moved beyond L2 (measured here: L3 streams at about half of L2's rate). Every
-  // block multiplies by all of U: once U outgrows half of L2 each block of a thread
-  // re-streams it. A block's V and M that outgrow L2 are written out and read back.
-  auto traffic = [&](long block) {
-    const long blocks = (tiles + block - 1) / block;
-    const long per_thread = (blocks + threads - 1) / threads;
-    double bytes = u_bytes > l2 / 2 ? u_bytes * per_thread : 0.0;
-    const double vm = per_tile * block;
-    if (vm > 0.75 * l2) bytes += 2 * vm * per_thread;
-    return bytes;
-  };
-  Plan best{true, static_cast<int>(tiles), spread(tiles)};  // one block of all tiles, phases split across threads
-  double best_bytes = traffic(tiles);
-  for (long t = nr_max; t < tiles; t += nr_max) {
-    if ((tiles + t - 1) / t < threads) break;  // every thread needs a block
-    const double bytes = traffic(t) * (1.0 + 0.02 * (tiles / t));  // small cost per block (call overheads)
-    if (bytes < best_bytes * 0.999) {
-      best_bytes = bytes;
-      best = Plan{false, static_cast<int>(t), nr_max};
-    }
-  }
-  if (best.phased && threads == 1) best.phased = false;  // one thread: the blocked loop is the same work
-  return best;
+  const bool u_streams = outgrows_half_l2(u_bytes);
+  // Bytes a thread moves beyond L2 (L3 streams at about half of L2's rate here). Every
+  // block multiplies by all of U: once U outgrows half of L2, each block re-streams it.
+  // V and M past 3/4 of L2 are written out and read back.
+  auto spill = [&](double vm) { return vm > 0.75 * l2 ? 2 * vm : 0.0; };
+  // Blocked: each thread takes an equal share of the tiles, in equal blocks. With U in L2,
+  // blocks whose V and M fill about a sixth of L2 (one thread, x oneDNN, F(4,3) 64@56,
+  // blocks of 6 / 12 / 18 / 25 / 36 / 50 / 100 tiles: 2.55 / 2.52 / 2.63 / 2.56 / 2.37 /
+  // 2.47 / 2.38; 96@35 best at 18-36); with U streaming, as few blocks as keep V and M in
+  // L2 (128@28: 6 / 12 / 18 / 25+ tiles 1.48 / 2.23 / 2.85 / 2.79-2.86).
+  const long share = (tiles + threads - 1) / threads;
+  const double vm_share = per_tile * share;
+  long blocks = static_cast<long>(std::ceil(vm_share / (u_streams ? 0.75 * l2 : l2 / 6)));
+  blocks = std::max(1L, std::min(blocks, (share + nr_max - 1) / nr_max));
+  const long block = (share + blocks - 1) / blocks;
+  const double blocked_bytes = (u_streams ? u_bytes : 0.0) * blocks + spill(per_tile * block) * blocks;
+  // Phased: one block of all tiles, each step split across threads (a thread streams its
+  // share of U once; barriers between the steps). Pays when U dominates: 256@14 F(4,3),
+  // 512@7 F(2,3) on two threads.
+  const double phased_bytes = ((u_streams ? u_bytes : 0.0) + spill(per_tile * tiles)) / threads;
+  if (threads > 1 && tiles >= threads && phased_bytes < blocked_bytes) return Plan{true, static_cast<int>(tiles)};
+  return Plan{false, static_cast<int>(block)};
 }
 
-void ConvWinograd::gemm_block(const float* v, float* mbuf, int tile_count, int nr, int p_begin, int p_end,
+int ConvWinograd::register_block(int tile_count) const {
+  // Equal register blocks: a short trailing one pays a full pass over K for a few tiles
+  // and, with few accumulators, waits on the FMA latency (F(4,3) 256@14, 16 tiles of
+  // 14 + 2 instead of 8 + 8: 2.20 -> 1.95x oneDNN).
+  const int blocks = (tile_count + nr_max_ - 1) / nr_max_;
+  return std::max(1, (tile_count + blocks - 1) / blocks);
+}
+
+std::vector<int> ConvWinograd::block_sizes(long tiles, int threads, const Plan& plan) {
+  std::vector<int> sizes;
+  if (plan.phased) return {static_cast<int>(tiles)};
+  const int teams = static_cast<int>(std::min<long>(threads, tiles));
+  for (int t = 0; t < teams; t++) {
+    const long begin = tiles * t / teams, end = tiles * (t + 1) / teams;
+    const long blocks = (end - begin + plan.block - 1) / plan.block;
+    for (long b = 0; b < blocks; b++) {
+      const int count = static_cast<int>((end - begin) * (b + 1) / blocks - (end - begin) * b / blocks);
+      if (std::find(sizes.begin(), sizes.end(), count) == sizes.end()) sizes.push_back(count);
+    }
+  }
+  return sizes;
+}
+
+ConvWinograd::BlockKernels ConvWinograd::block_kernels(int tile_count) const {
+  BlockKernels k;
+  k.tile_count = tile_count;
+  k.nr = register_block(tile_count);
+  const int pf_lines = u_prefetch_lines(tile_count, k.nr);
+  for (int g = 0; g < kernels_->groups(); g++) k.groups.push_back(kernels_->get(g, tile_count % k.nr, k.nr, pf_lines));
+  return k;
+}
+
+void ConvWinograd::gemm_block(const float* v, float* mbuf, const BlockKernels& kernels, int p_begin, int p_end,
                               int group_begin, int group_end) const {
+  const int tile_count = kernels.tile_count, nr = kernels.nr;
   const int groups = kernels_->groups();
   const long v_stride = v_panel(tile_count), m_stride = m_panel(tile_count);
-  const int pf_lines = u_prefetch_lines(tile_count, nr);
   const long panels = static_cast<long>(alpha_) * alpha_ * groups;
-  // The cache lookup locks: once per group and block, not per call.
-  std::vector<GemmKernelCache::Kernel> kernels;
-  for (int g = group_begin; g < group_end; g++) kernels.push_back(kernels_->get(g, tile_count % nr, nr, pf_lines));
   GemmArgs args{};
   args.k_groups = ic_packs_;
   args.n_blocks = tile_count / nr;
@@ -278,7 +304,7 @@ void ConvWinograd::gemm_block(const float* v, float* mbuf, int tile_count, int n
       args.a_prefetch = static_cast<const float*>(weights_.data) + (panel + 1) % panels * group_floats_;
       args.b = v + p * v_stride;
       args.c = mbuf + p * m_stride + static_cast<long>(g) * kernels_->group_size() * tile_count * vlen_;
-      kernels[g - group_begin].fn(&args);
+      kernels.groups[g].fn(&args);
     }
 }
 
@@ -288,11 +314,7 @@ void ConvWinograd::prepare(int ih, int iw) {
   const long tiles = static_cast<long>((oh + m_ - 1) / m_) * ((ow + m_ - 1) / m_);
   for (int threads : {1, default_num_threads()}) {
     const Plan p = plan(tiles, threads);
-    const int last_block = static_cast<int>(tiles % p.block);
-    for (int g = 0; g < kernels_->groups(); g++) {
-      kernels_->get(g, p.block % p.nr, p.nr, u_prefetch_lines(p.block, p.nr));
-      if (last_block) kernels_->get(g, last_block % p.nr, p.nr, u_prefetch_lines(last_block, p.nr));
-    }
+    for (int count : block_sizes(tiles, threads, p)) block_kernels(count);
   }
 }
 
@@ -342,21 +364,28 @@ void ConvWinograd::run(const Mat& bottom_in, const Mat* residual, Mat& top, cons
   const int positions = alpha_ * alpha_;
   const int threads = std::max(1, opt.num_threads);
   const Plan plan_here = plan(tiles, threads);
-  const int block = plan_here.block, nr = plan_here.nr;
-  const long blocks = (tiles + block - 1) / block;
+  const int block = plan_here.block;
 
   if (!plan_here.phased) {
+    // Each thread takes an equal share of the tiles (to one tile) and runs it in equal
+    // blocks of at most `block` tiles.
     const long v_floats = positions * v_panel(block);
     const long m_floats = positions * m_panel(block);
-    Mat work(static_cast<int>((v_floats + m_floats) * threads), 4u, 1, opt.workspace_allocator);
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (long b = 0; b < blocks; b++) {
-      float* v = static_cast<float*>(work.data) + (v_floats + m_floats) * omp_get_thread_num();
+    const int teams = static_cast<int>(std::min<long>(threads, tiles));
+    Mat work(static_cast<int>((v_floats + m_floats) * teams), 4u, 1, opt.workspace_allocator);
+#pragma omp parallel for num_threads(teams) schedule(static)
+    for (int t = 0; t < teams; t++) {
+      float* v = static_cast<float*>(work.data) + (v_floats + m_floats) * t;
       float* mbuf = v + v_floats;
-      const int count = static_cast<int>(std::min<long>(block, tiles - b * block));
-      input_block(bottom, pads, tiles_w, b * block, count, 0, ic_packs_, v);
-      gemm_block(v, mbuf, count, nr, 0, positions, 0, kernels_->groups());
-      output_block(mbuf, tiles_w, b * block, count, 0, chunks_, residual, top);
+      const long begin = tiles * t / teams, end = tiles * (t + 1) / teams;
+      const long share_blocks = (end - begin + block - 1) / block;
+      for (long b = 0; b < share_blocks; b++) {
+        const long first = begin + (end - begin) * b / share_blocks;
+        const int count = static_cast<int>(begin + (end - begin) * (b + 1) / share_blocks - first);
+        input_block(bottom, pads, tiles_w, first, count, 0, ic_packs_, v);
+        gemm_block(v, mbuf, block_kernels(count), 0, positions, 0, kernels_->groups());
+        output_block(mbuf, tiles_w, first, count, 0, chunks_, residual, top);
+      }
     }
     return;
   }
@@ -370,9 +399,10 @@ void ConvWinograd::run(const Mat& bottom_in, const Mat* residual, Mat& top, cons
 #pragma omp for schedule(static)
     for (int c = 0; c < ic_packs_; c++) input_block(bottom, pads, tiles_w, 0, count, c, c + 1, static_cast<float*>(v.data));
     const int groups = kernels_->groups();
+    const BlockKernels kernels = block_kernels(count);  // the cache lookups lock: once per thread
 #pragma omp for schedule(static) collapse(2)
     for (int p = 0; p < positions; p++)
-      for (int g = 0; g < groups; g++) gemm_block(v, mbuf, count, nr, p, p + 1, g, g + 1);
+      for (int g = 0; g < groups; g++) gemm_block(v, mbuf, kernels, p, p + 1, g, g + 1);
 #pragma omp for schedule(static)
     for (int c = 0; c < chunks_; c++) output_block(static_cast<const float*>(mbuf.data), tiles_w, 0, count, c, c + 1, residual, top);
   }

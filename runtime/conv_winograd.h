@@ -8,6 +8,7 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "runtime/conv_impl.h"
 #include "runtime/gemm_kernel_cache.h"
@@ -33,14 +34,26 @@ class ConvWinograd final : public ConvImpl {
   // How an output of `tiles` tiles runs on `threads` threads.
   struct Plan {
     bool phased;  // one block of all tiles, each step split across threads
-    int block;    // tiles per block
-    int nr;       // tiles per GEMM register block
+    int block;    // tiles per block (at most)
   };
   Plan plan(long tiles, int threads) const;
+  // The distinct tile counts of the blocks a plan runs (each thread's share of the tiles
+  // in equal blocks of at most plan.block).
+  static std::vector<int> block_sizes(long tiles, int threads, const Plan& plan);
 
  private:
   void run(const Mat& bottom, const Mat* residual, Mat& top, const Option& opt) const;
-  void gemm_block(const float* v, float* mbuf, int tile_count, int nr, int p_begin, int p_end, int group_begin,
+  // The GEMM kernels of every chunk group for blocks of tile_count tiles (the lookups
+  // lock: resolve once per block or thread, not per call).
+  struct BlockKernels {
+    int tile_count;
+    int nr;  // tiles per register block
+    std::vector<GemmKernelCache::Kernel> groups;
+  };
+  BlockKernels block_kernels(int tile_count) const;
+  int register_block(int tile_count) const;  // equal register blocks of at most nr_max_ tiles
+  // Positions [p_begin, p_end) x groups [group_begin, group_end) of one block's GEMM.
+  void gemm_block(const float* v, float* mbuf, const BlockKernels& kernels, int p_begin, int p_end, int group_begin,
                   int group_end) const;
   // GemmConf::prefetch_a_lines for calls over tile_count tiles: 0 while U stays in L2,
   // else one (position, group) panel of U shared out over a call's passes over K.
@@ -62,6 +75,7 @@ class ConvWinograd final : public ConvImpl {
   int ic_packs_;   // ceil(ic / vlen): V holds ic zero-padded to whole vectors
   int chunks_;     // ceil(oc / vlen)
   long group_floats_;
+  int nr_max_;     // widest GEMM register block (tiles)
   std::unique_ptr<GemmKernelCache> kernels_;
   JitKernelPtr input_kernel_, output_kernel_;  // generated transforms (jit/winograd_gen.h)
   Mat weights_;    // U: [alpha^2][group][ic_packs * vlen][chunks in group][vlen]

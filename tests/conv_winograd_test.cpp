@@ -91,6 +91,51 @@ TEST(ConvWinograd, UPrefetchWhenUOutgrowsL2) {
   }
 }
 
+TEST(ConvWinograd, PlansShareTilesEvenlyAndSplitLargeUByPhase) {
+  // Blocked plans give each thread an equal share of the tiles (F(4,3) 128@28 on two
+  // threads, 49 tiles: 25 + 24, not blocks of 30 + 19), in blocks of at most plan.block;
+  // when U outgrows L2 and the tiles are few, two threads split the phases instead (each
+  // streams half of U once).
+  const double half_l2 = static_cast<double>(cpu_info().l2_bytes) / 2;
+  for (Isa isa : jit_isas()) {
+    const int vlen = isa_lanes(isa);
+    const int small = vlen * 2;  // U of F(4,3): 36 * 32 * 32 * 4 = 147 KB at most
+    const std::vector<float> w(static_cast<size_t>(small) * small * 9, 0.25f), b(small, 0.f);
+    ConvWinograd wino(ConvTester().ic(small).oc(small).kernel(3).pad(1).params(), w.data(), b.data(), isa, vlen, vlen, 4);
+    for (long tiles : {1L, 5L, 49L, 196L, 1000L})
+      for (int threads : {1, 2, 3, 5}) {
+        SCOPED_TRACE("tiles " + std::to_string(tiles) + " threads " + std::to_string(threads));
+        const ConvWinograd::Plan plan = wino.plan(tiles, threads);
+        EXPECT_FALSE(plan.phased);  // U in L2: nothing to gain from splitting it
+        const long share = (tiles + threads - 1) / threads;
+        EXPECT_LE(plan.block, share);
+        for (int size : ConvWinograd::block_sizes(tiles, threads, plan)) {
+          EXPECT_GE(size, 1);
+          EXPECT_LE(size, plan.block);
+        }
+      }
+    // 128 channels x 128 at 28x28 (49 tiles) on two threads: one block per thread.
+    const int mid = 128;
+    const std::vector<float> w2(static_cast<size_t>(mid) * mid * 9, 0.25f), b2(mid, 0.f);
+    ConvWinograd wino2(ConvTester().ic(mid).oc(mid).kernel(3).pad(1).params(), w2.data(), b2.data(), isa, vlen, vlen, 4);
+    // (U = 2.4 MB streams from L3; a share's V and M, 25 tiles x 36 KB, fit in 3/4 of L2.)
+    const ConvWinograd::Plan two = wino2.plan(49, 2);
+    EXPECT_FALSE(two.phased);
+    if (outgrows_half_l2(36.0 * mid * mid * 4) && 25 * 36.0 * 2 * mid * 4 <= 1.5 * half_l2) {
+      EXPECT_EQ(two.block, 25);
+      std::vector<int> sizes = ConvWinograd::block_sizes(49, 2, two);
+      std::sort(sizes.begin(), sizes.end());
+      EXPECT_EQ(sizes, (std::vector<int>{24, 25}));
+    }
+    // Channels whose U is several times L2, 16 tiles: phases on two threads, blocks on one.
+    const int big = (static_cast<int>(std::sqrt(4 * half_l2 / (4.0 * 36))) / vlen + 1) * vlen;
+    const std::vector<float> w3(static_cast<size_t>(big) * big * 9, 0.25f), b3(big, 0.f);
+    ConvWinograd wino3(ConvTester().ic(big).oc(big).kernel(3).pad(1).params(), w3.data(), b3.data(), isa, vlen, vlen, 4);
+    EXPECT_TRUE(wino3.plan(16, 2).phased) << big << " channels";
+    EXPECT_FALSE(wino3.plan(16, 1).phased);
+  }
+}
+
 TEST(ConvWinograd, HeadlineShapes) {
   for (Isa isa : jit_isas())
     for (int m : {2, 4, 6}) {
