@@ -1,7 +1,5 @@
 #include "runtime/conv_winograd.h"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -83,10 +81,6 @@ ConvWinograd::ConvWinograd(const ConvParams& params, const float* weights, const
   }
 }
 
-// Floats per transform position of the V / M buffers for `count` tiles. One extra vector
-// skews consecutive positions off 4 KB multiples: the transforms write/read all positions
-// of a tile at once, and with unskewed strides those 36-64 lines fall into a few L1 sets
-// (measured: the F(6,3) input transform went from 1394 to 470 cycles per tile).
 int ConvWinograd::u_prefetch_lines(int tile_count, int nr) const {
   const double u_bytes = static_cast<double>(weights_.bytes());
   if (!outgrows_half_l2(u_bytes)) return 0;
@@ -95,6 +89,10 @@ int ConvWinograd::u_prefetch_lines(int tile_count, int nr) const {
   return static_cast<int>((panel_lines + steps - 1) / steps);
 }
 
+// Floats per transform position of the V / M buffers for `count` tiles. One extra vector
+// skews consecutive positions off 4 KB multiples: the transforms write/read all positions
+// of a tile at once, and with unskewed strides those 36-64 lines fall into a few L1 sets
+// (measured: the F(6,3) input transform went from 1394 to 470 cycles per tile).
 long ConvWinograd::v_panel(int count) const { return static_cast<long>(ic_packs_) * count * vlen_ + vlen_; }
 long ConvWinograd::m_panel(int count) const { return static_cast<long>(chunks_) * count * vlen_ + vlen_; }
 
@@ -260,18 +258,24 @@ int ConvWinograd::register_block(int tile_count) const {
   return std::max(1, (tile_count + blocks - 1) / blocks);
 }
 
-std::vector<int> ConvWinograd::block_sizes(long tiles, int threads, const Plan& plan) {
-  std::vector<int> sizes;
-  if (plan.phased) return {static_cast<int>(tiles)};
-  const int teams = static_cast<int>(std::min<long>(threads, tiles));
-  for (int t = 0; t < teams; t++) {
-    const long begin = tiles * t / teams, end = tiles * (t + 1) / teams;
-    const long blocks = (end - begin + plan.block - 1) / plan.block;
-    for (long b = 0; b < blocks; b++) {
-      const int count = static_cast<int>((end - begin) * (b + 1) / blocks - (end - begin) * b / blocks);
-      if (std::find(sizes.begin(), sizes.end(), count) == sizes.end()) sizes.push_back(count);
-    }
+std::vector<ConvWinograd::TileBlock> ConvWinograd::team_blocks(long tiles, int teams, int team, int max_block) {
+  const long begin = tiles * team / teams, end = tiles * (team + 1) / teams;
+  const long blocks = (end - begin + max_block - 1) / max_block;
+  std::vector<TileBlock> list;
+  for (long b = 0; b < blocks; b++) {
+    const long first = begin + (end - begin) * b / blocks;
+    list.push_back(TileBlock{first, static_cast<int>(begin + (end - begin) * (b + 1) / blocks - first)});
   }
+  return list;
+}
+
+std::vector<int> ConvWinograd::block_sizes(long tiles, int threads, const Plan& plan) {
+  if (plan.phased) return {static_cast<int>(tiles)};
+  std::vector<int> sizes;
+  const int teams = static_cast<int>(std::min<long>(threads, tiles));
+  for (int t = 0; t < teams; t++)
+    for (const TileBlock& b : team_blocks(tiles, teams, t, plan.block))
+      if (std::find(sizes.begin(), sizes.end(), b.count) == sizes.end()) sizes.push_back(b.count);
   return sizes;
 }
 
@@ -377,14 +381,10 @@ void ConvWinograd::run(const Mat& bottom_in, const Mat* residual, Mat& top, cons
     for (int t = 0; t < teams; t++) {
       float* v = static_cast<float*>(work.data) + (v_floats + m_floats) * t;
       float* mbuf = v + v_floats;
-      const long begin = tiles * t / teams, end = tiles * (t + 1) / teams;
-      const long share_blocks = (end - begin + block - 1) / block;
-      for (long b = 0; b < share_blocks; b++) {
-        const long first = begin + (end - begin) * b / share_blocks;
-        const int count = static_cast<int>(begin + (end - begin) * (b + 1) / share_blocks - first);
-        input_block(bottom, pads, tiles_w, first, count, 0, ic_packs_, v);
-        gemm_block(v, mbuf, block_kernels(count), 0, positions, 0, kernels_->groups());
-        output_block(mbuf, tiles_w, first, count, 0, chunks_, residual, top);
+      for (const TileBlock& b : team_blocks(tiles, teams, t, block)) {
+        input_block(bottom, pads, tiles_w, b.first, b.count, 0, ic_packs_, v);
+        gemm_block(v, mbuf, block_kernels(b.count), 0, positions, 0, kernels_->groups());
+        output_block(mbuf, tiles_w, b.first, b.count, 0, chunks_, residual, top);
       }
     }
     return;

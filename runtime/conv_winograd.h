@@ -40,6 +40,13 @@ class ConvWinograd final : public ConvImpl {
   // The distinct tile counts of the blocks a plan runs (each thread's share of the tiles
   // in equal blocks of at most plan.block).
   static std::vector<int> block_sizes(long tiles, int threads, const Plan& plan);
+  // Blocked plans: the blocks of team `team` of `teams` (an equal share of the tiles, to
+  // one tile, in equal blocks of at most max_block tiles).
+  struct TileBlock {
+    long first;
+    int count;
+  };
+  static std::vector<TileBlock> team_blocks(long tiles, int teams, int team, int max_block);
 
  private:
   void run(const Mat& bottom, const Mat* residual, Mat& top, const Option& opt) const;

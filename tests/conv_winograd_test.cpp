@@ -113,6 +113,23 @@ TEST(ConvWinograd, PlansShareTilesEvenlyAndSplitLargeUByPhase) {
           EXPECT_GE(size, 1);
           EXPECT_LE(size, plan.block);
         }
+        // The teams' blocks cover every tile once, in order; shares differ by one tile at most.
+        const int teams = static_cast<int>(std::min<long>(threads, tiles));
+        long next = 0, least = tiles, most = 0;
+        for (int t = 0; t < teams; t++) {
+          long share_tiles = 0;
+          for (const ConvWinograd::TileBlock& blk : ConvWinograd::team_blocks(tiles, teams, t, plan.block)) {
+            EXPECT_EQ(blk.first, next);
+            EXPECT_GE(blk.count, 1);
+            EXPECT_LE(blk.count, plan.block);
+            next += blk.count;
+            share_tiles += blk.count;
+          }
+          least = std::min(least, share_tiles);
+          most = std::max(most, share_tiles);
+        }
+        EXPECT_EQ(next, tiles);
+        EXPECT_LE(most - least, 1);
       }
     // 128 channels x 128 at 28x28 (49 tiles) on two threads: one block per thread.
     const int mid = 128;
