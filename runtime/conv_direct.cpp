@@ -129,14 +129,15 @@ const ConvDirect::Kernels& ConvDirect::kernels_for(int ih, int iw, const ConvPad
   return kernels_.emplace(key, k).first->second;
 }
 
-bool ConvDirect::rows_outer(int ih, int iw) const {
-  return groups_ > 1 && !outgrows_half_l2(static_cast<double>(weights_.bytes())) &&
-         outgrows_half_l2(static_cast<double>(params_.ic) * ih * iw * 4);
+bool ConvDirect::input_outgrows_half_l2(int ih, int iw) const {
+  return outgrows_half_l2(static_cast<double>(params_.ic) * ih * iw * 4);
 }
 
-bool ConvDirect::prefetch_input_rows(int ih, int iw) const {
-  return params_.kh == 1 && outgrows_half_l2(static_cast<double>(params_.ic) * ih * iw * 4);
+bool ConvDirect::rows_outer(int ih, int iw) const {
+  return groups_ > 1 && !outgrows_half_l2(static_cast<double>(weights_.bytes())) && input_outgrows_half_l2(ih, iw);
 }
+
+bool ConvDirect::prefetch_input_rows(int ih, int iw) const { return params_.kh == 1 && input_outgrows_half_l2(ih, iw); }
 
 void ConvDirect::prepare(int ih, int iw) { kernels_for(ih, iw, params_.pads_for(ih, iw)); }
 

@@ -58,6 +58,7 @@ class ConvDirect final : public ConvImpl {
   // Kernels prefetch the next output row's input (prefetch_next_row) when the input
   // outgrows half of L2.
   bool prefetch_input_rows(int ih, int iw) const;
+  bool input_outgrows_half_l2(int ih, int iw) const;  // an ih x iw input of all ic channels
 
   ConvParams params_;
   Isa isa_;

@@ -8,10 +8,11 @@
 //   im2col     k x k: each pixel range is unrolled into a [K/16][pixels][16] panel
 //   brgemm     k x k: batch-reduce over the kernel taps, one output row per call, no
 //              im2col; the input is read in place (rows outside it leave the batch, left /
-//              right padding comes from a per-task window of the valid rows). Unpacked inputs (elempack 1, no width dilation)
-//              batch over kernel rows instead: a row's kw taps of one channel are kw
-//              consecutive floats of the input, so they are B's k packing and each batch
-//              entry reduces K = ic * kw (3x3 on RGB: 3 entries of 9, not 9 of 3)
+//              right padding comes from a per-task window of the valid rows). Unpacked
+//              inputs (elempack 1, no width dilation) batch over kernel rows instead: a
+//              row's kw taps of one channel are kw consecutive floats of the input, so they
+//              are B's k packing and each batch entry reduces K = ic * kw (3x3 on RGB: 3
+//              entries of 9, not 9 of 3)
 // Panels are sized to stay in L2 and K is blocked so one A block stays in L1 (partial
 // sums go through a per-thread buffer between K blocks).
 #pragma once

@@ -26,10 +26,8 @@ constexpr int kWinogradMinChannels = 8;        // ncnn: prefer Winograd when in 
 constexpr int kGemmMinChannelsKxK = 1 << 30;   // measured: never for k x k here
 
 struct WinogradRow {
-  int max_threads;       // num_threads at most this ...
-  int max_output;        // ... min(oh, ow) at most this ...
-  int min_channels_low;  // ... and min(ic, oc) at least this ...
-  int min_channels_high; // ... and max(ic, oc) at least this ...
+  int max_output;        // min(oh, ow) at most this ...
+  int min_channels;      // ... and min(ic, oc) at least this ...
   const char* algo;      // ... prefer this variant.
 };
 // First matching row wins; unknown shapes take F(4,3). Small outputs waste the big tiles'
@@ -42,10 +40,9 @@ struct WinogradRow {
 // prefetch it led F(4,3) by 2-6% on one thread at 64..128 channels), and on two threads
 // its fewer tiles and larger U scale worse (F43 / F63 ms: 64@56 0.33/0.37, 96@35
 // 0.28/0.36, 128@28 0.35/0.41).
-constexpr int kAnyThreads = 1 << 30;
 constexpr WinogradRow kWinogradRows[] = {
-    {kAnyThreads, 7, 0, 0, "winograd23"},
-    {kAnyThreads, 1 << 30, 0, 0, "winograd43"},
+    {7, 0, "winograd23"},
+    {1 << 30, 0, "winograd43"},
 };
 // Inside a network whose weights outgrow the cache (Option::weights_cold) every layer's
 // weights stream from memory on each forward, and Winograd's alpha^2/9 larger weights
@@ -60,9 +57,9 @@ constexpr WinogradRow kWinogradRows[] = {
 // thread, 1.96 -> 1.00 ms on two; its res4 layers (256@14) stay on F(2,3) (0.77 ms vs
 // F(4,3) 0.91 on one thread).
 constexpr WinogradRow kWinogradRowsCold[] = {
-    {kAnyThreads, 7, 0, 0, "winograd23"},
-    {kAnyThreads, 14, 128, 0, "winograd23"},
-    {kAnyThreads, 1 << 30, 0, 0, "winograd43"},
+    {7, 0, "winograd23"},
+    {14, 128, "winograd23"},
+    {1 << 30, 0, "winograd43"},
 };
 
 bool winograd_enabled(const std::string& algo, const Option& opt) {
@@ -134,8 +131,7 @@ PathChoice choose_conv_path(const ConvParams& p, Isa isa, const Option& opt, int
     if (out > 0)
       for (size_t r = 0; r < row_count; r++) {
         const WinogradRow& row = rows[r];
-        if (opt.num_threads <= row.max_threads && out <= row.max_output && std::min(p.ic, p.oc) >= row.min_channels_low &&
-            std::max(p.ic, p.oc) >= row.min_channels_high) {
+        if (out <= row.max_output && std::min(p.ic, p.oc) >= row.min_channels) {
           preferred = row.algo;
           break;
         }

@@ -81,9 +81,10 @@ ConvWinograd::ConvWinograd(const ConvParams& params, const float* weights, const
   }
 }
 
+bool ConvWinograd::u_streams() const { return outgrows_half_l2(static_cast<double>(weights_.bytes())); }
+
 int ConvWinograd::u_prefetch_lines(int tile_count, int nr) const {
-  const double u_bytes = static_cast<double>(weights_.bytes());
-  if (!outgrows_half_l2(u_bytes)) return 0;
+  if (!u_streams()) return 0;
   const long panel_lines = (group_floats_ * 4 + 63) / 64;
   const long steps = static_cast<long>((tile_count + nr - 1) / nr) * ic_packs_;  // k groups of a call
   return static_cast<int>((panel_lines + steps - 1) / steps);
@@ -221,12 +222,11 @@ void ConvWinograd::output_block(const float* mbuf, int tiles_w, long tile_begin,
 }
 
 ConvWinograd::Plan ConvWinograd::plan(long tiles, int threads) const {
-  const int nr_max = nr_max_;
   const double l2 = static_cast<double>(cpu_info().l2_bytes);
   const double positions = static_cast<double>(alpha_) * alpha_;
   const double u_bytes = static_cast<double>(weights_.bytes());
   const double per_tile = positions * (ic_packs_ + chunks_) * vlen_ * 4;  // V and M of one tile
-  const bool u_streams = outgrows_half_l2(u_bytes);
+  const bool u_streams = this->u_streams();
   // Bytes a thread moves beyond L2 (L3 streams at about half of L2's rate here). Every
   // block multiplies by all of U: once U outgrows half of L2, each block re-streams it.
   // V and M past 3/4 of L2 are written out and read back.
@@ -239,7 +239,7 @@ ConvWinograd::Plan ConvWinograd::plan(long tiles, int threads) const {
   const long share = (tiles + threads - 1) / threads;
   const double vm_share = per_tile * share;
   long blocks = static_cast<long>(std::ceil(vm_share / (u_streams ? 0.75 * l2 : l2 / 6)));
-  blocks = std::max(1L, std::min(blocks, (share + nr_max - 1) / nr_max));
+  blocks = std::max(1L, std::min(blocks, (share + nr_max_ - 1) / nr_max_));
   const long block = (share + blocks - 1) / blocks;
   const double blocked_bytes = (u_streams ? u_bytes : 0.0) * blocks + spill(per_tile * block) * blocks;
   // Phased: one block of all tiles, each step split across threads (a thread streams its

@@ -65,6 +65,7 @@ class ConvWinograd final : public ConvImpl {
   // GemmConf::prefetch_a_lines for calls over tile_count tiles: 0 while U stays in L2,
   // else one (position, group) panel of U shared out over a call's passes over K.
   int u_prefetch_lines(int tile_count, int nr) const;
+  bool u_streams() const;  // U outgrows half of L2: it streams from L3 on each forward
   long v_panel(int count) const;  // floats per position of V (skewed)
   long m_panel(int count) const;  // floats per position of M (skewed)
   // V panels of tiles [tile_begin, tile_begin + count) for channel packs [pack_begin, pack_end).

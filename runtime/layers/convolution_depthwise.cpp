@@ -10,7 +10,6 @@ namespace layers {
 
 std::unique_ptr<Layer> make_ConvolutionDepthWise() { return std::make_unique<ConvolutionDepthWise>(); }
 
-
 ConvolutionDepthWise::ConvolutionDepthWise() {
   one_blob_only = true;
   support_packing = true;
