@@ -23,7 +23,11 @@ struct WinogradTransformConf {
   bool bias = false;   // output only
   bool residual = false;  // output only: add the residual at dst + residual_offset before the activation
   Activation act;      // output only
+  bool stack_pass = false;  // force the two-pass form through a stack buffer (tests compare the forms)
 
+  // AVX-512 F(2,3) and F(4,3) keep a tile in registers between the two passes (32
+  // vectors hold a group of columns); the others go through a stack buffer.
+  bool in_registers() const { return !stack_pass && isa == Isa::avx512 && m != 6; }
   std::string name() const;
 };
 

@@ -16,6 +16,7 @@ std::string WinogradTransformConf::name() const {
   if (bias) os << "_bias";
   if (residual) os << "_res";
   if (act.type != ActivationType::none) os << "_" << act.kernel_tag();
+  if (stack_pass) os << "_stack";
   return os.str();
 }
 
@@ -221,6 +222,10 @@ void WinogradTransformGenerator::output_1d(const std::vector<Lane>& in, const st
 }
 
 void WinogradTransformGenerator::generate() {
+  if (conf_.in_registers()) {
+    conf_.input ? generate_input_in_registers() : generate_output_in_registers();
+    return;
+  }
   const WinogradTransformConf& c = conf_;
   const int A = c.m + 2, vbytes = c.vlen * 4;
   const int regs = c.isa == Isa::avx512 ? 32 : 16;

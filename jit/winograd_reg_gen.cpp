@@ -1,0 +1,328 @@
+// The register-resident forms of the Winograd transforms (AVX-512, F(2,3) and F(4,3)).
+//
+// The stack form transforms every row of a tile into a stack buffer and reads it back for
+// the column pass: 36 extra stores and loads per F(4,3) tile, and the 1-D transforms copy
+// registers to keep their inputs. Here the row pass computes one group of output columns
+// of every row (columns that share subexpressions: F(4,3) input {0} {5} {1,2} {3,4},
+// output {0,2} {1,3}; all four columns of F(2,3)) into registers, reading its inputs as
+// memory operands, and the column pass transforms those registers straight to memory,
+// overwriting values as they die. Each output is the same sequence of roundings as the
+// stack form (same factorization, operands only commuted), so both give identical bits.
+#include <cstddef>
+#include <functional>
+#include <vector>
+
+#include "jit/winograd_gen.h"
+#include "runtime/error.h"
+
+namespace jitconv {
+
+using namespace Xbyak;
+
+namespace {
+
+// Three registers that address base + i * stride for i < 6: stride, 3 stride, 5 stride.
+struct Strides {
+  Reg64 s1, s3, s5;
+};
+
+Address strided(CodeGenerator& g, const Reg64& base, const Strides& s, int i, long disp) {
+  switch (i) {
+    case 0: return g.ptr[base + disp];
+    case 1: return g.ptr[base + s.s1 + disp];
+    case 2: return g.ptr[base + s.s1 * 2 + disp];
+    case 3: return g.ptr[base + s.s3 + disp];
+    case 4: return g.ptr[base + s.s1 * 4 + disp];
+    case 5: return g.ptr[base + s.s5 + disp];
+    default: fail("Winograd transform: no addressing for row ", i);
+  }
+}
+
+void set_strides(CodeGenerator& g, const Strides& s) {
+  g.lea(s.s3, g.ptr[s.s1 + s.s1 * 2]);
+  g.lea(s.s5, g.ptr[s.s1 + s.s1 * 4]);
+}
+
+// The groups of output columns the row pass computes together.
+std::vector<std::vector<int>> input_groups(int m) {
+  if (m == 2) return {{0, 1, 2, 3}};
+  return {{0}, {5}, {1, 2}, {3, 4}};
+}
+std::vector<std::vector<int>> output_groups(int m) {
+  if (m == 2) return {{0, 1}};
+  return {{0, 2}, {1, 3}};
+}
+
+}  // namespace
+
+void WinogradTransformGenerator::generate_input_in_registers() {
+  const WinogradTransformConf& c = conf_;
+  const int A = c.m + 2;
+  const long vbytes = c.vlen * 4L;
+  for (int r = 31; r >= 0; r--) free_.push_back(r);
+  const int c4 = c.m == 4 ? take() : -1, c5 = c.m == 4 ? take() : -1;
+  const Reg64 src = r8, dst = r9, count = r10, column = rcx;
+  const Strides rows{r11, r13, r14};       // input rows: src_stride
+  const Strides positions{r15, rax, rbx};  // V rows of positions: A * dst_stride
+  const Reg64 panel = r12;                 // dst_stride: one position to the next
+
+  preamble();
+  mov(src, ptr[reg_args + offsetof(WinogradTransformArgs, src)]);
+  mov(dst, ptr[reg_args + offsetof(WinogradTransformArgs, dst)]);
+  mov(count, ptr[reg_args + offsetof(WinogradTransformArgs, count)]);
+  mov(rows.s1, ptr[reg_args + offsetof(WinogradTransformArgs, src_stride)]);
+  mov(panel, ptr[reg_args + offsetof(WinogradTransformArgs, dst_stride)]);
+  set_strides(*this, rows);
+  imul(positions.s1, panel, A);
+  set_strides(*this, positions);
+  if (c.m == 4) {
+    vmovups(vec(c4), constant(kC4));
+    vmovups(vec(c5), constant(kC5));
+  }
+
+  // Row pass: the group's columns of row r, reading the row's pixels from memory.
+  auto row_columns = [&](const std::vector<int>& group, int r) {
+    auto in = [&](int col) { return strided(*this, src, rows, r, col * vbytes); };
+    if (c.m == 2) {
+      const int x1 = take(), x2 = take(), r0 = take(), r1 = take(), r3 = take();
+      vmovups(vec(x2), in(2));
+      vmovups(vec(x1), in(1));
+      vsubps(vec(r0), vec(x2), in(0));  // d2 - d0
+      vaddps(vec(r1), vec(x1), vec(x2));  // d1 + d2
+      vmovups(vec(r3), in(3));
+      vsubps(vec(r3), vec(r3), vec(x1));  // d3 - d1
+      vsubps(vec(x2), vec(x2), vec(x1));  // d2 - d1
+      give(x1);
+      return std::vector<int>{r0, r1, x2, r3};
+    }
+    const int x = take();
+    switch (group[0]) {
+      case 0:  // 4 d0 - 5 d2 + d4
+      case 5:  // 4 d1 - 5 d3 + d5
+      {
+        const int o = group[0] == 0 ? 0 : 1;
+        vmovups(vec(x), in(4 + o));
+        vfmadd231ps(vec(x), vec(c4), in(o));
+        vfnmadd231ps(vec(x), vec(c5), in(2 + o));
+        return std::vector<int>{x};
+      }
+      case 1: {  // (d4 - 4 d2) +- (d3 - 4 d1)
+        const int b = take(), sum = take();
+        vmovups(vec(x), in(4));
+        vfnmadd231ps(vec(x), vec(c4), in(2));
+        vmovups(vec(b), in(3));
+        vfnmadd231ps(vec(b), vec(c4), in(1));
+        vaddps(vec(sum), vec(x), vec(b));
+        vsubps(vec(x), vec(x), vec(b));
+        give(b);
+        return std::vector<int>{sum, x};
+      }
+      default: {  // (d4 - d2) +- 2 (d3 - d1)
+        const int e = take(), sum = take();
+        vmovups(vec(x), in(4));
+        vsubps(vec(x), vec(x), in(2));
+        vmovups(vec(e), in(3));
+        vsubps(vec(e), vec(e), in(1));
+        vaddps(vec(e), vec(e), vec(e));
+        vaddps(vec(sum), vec(x), vec(e));
+        vsubps(vec(x), vec(x), vec(e));
+        give(e);
+        return std::vector<int>{sum, x};
+      }
+    }
+  };
+  // Column pass: d (one column of the row results, dead afterwards) -> A positions.
+  auto column_out = [&](std::vector<int> d) {
+    auto put = [&](int i, int reg) { vmovups(strided(*this, column, positions, i, 0), vec(reg)); };
+    if (c.m == 2) {
+      const int t = take();
+      vsubps(vec(d[0]), vec(d[2]), vec(d[0]));
+      put(0, d[0]);
+      vsubps(vec(d[3]), vec(d[3]), vec(d[1]));
+      put(3, d[3]);
+      vaddps(vec(t), vec(d[1]), vec(d[2]));
+      put(1, t);
+      vsubps(vec(d[2]), vec(d[2]), vec(d[1]));
+      put(2, d[2]);
+      give(t);
+    } else {
+      const int cc = take(), e = take();
+      vsubps(vec(cc), vec(d[4]), vec(d[2]));  // c = d4 - d2
+      vsubps(vec(e), vec(d[3]), vec(d[1]));   // e = d3 - d1
+      vfmadd132ps(vec(d[0]), vec(d[4]), vec(c4));  // 4 d0 + d4 - 5 d2
+      vfnmadd231ps(vec(d[0]), vec(d[2]), vec(c5));
+      put(0, d[0]);
+      vfmadd231ps(vec(d[5]), vec(d[1]), vec(c4));  // d5 + 4 d1 - 5 d3
+      vfnmadd231ps(vec(d[5]), vec(d[3]), vec(c5));
+      put(5, d[5]);
+      vfnmadd231ps(vec(d[4]), vec(d[2]), vec(c4));  // a = d4 - 4 d2
+      vfnmadd231ps(vec(d[3]), vec(d[1]), vec(c4));  // b = d3 - 4 d1
+      vaddps(vec(d[1]), vec(d[4]), vec(d[3]));
+      put(1, d[1]);
+      vsubps(vec(d[4]), vec(d[4]), vec(d[3]));
+      put(2, d[4]);
+      vaddps(vec(e), vec(e), vec(e));
+      vaddps(vec(d[2]), vec(cc), vec(e));
+      put(3, d[2]);
+      vsubps(vec(cc), vec(cc), vec(e));
+      put(4, cc);
+      give(e);
+      give(cc);
+    }
+    for (int reg : d) give(reg);
+  };
+
+  Label l_loop, l_end;
+  L(l_loop);
+  test(count, count);
+  jz(l_end, T_NEAR);
+  for (const std::vector<int>& group : input_groups(c.m)) {
+    std::vector<std::vector<int>> row_results(A);
+    for (int r = 0; r < A; r++) row_results[r] = row_columns(group, r);
+    for (size_t g = 0; g < group.size(); g++) {
+      const int j = group[g];
+      if (j == 0) {
+        mov(column, dst);
+      } else {
+        imul(column, panel, j);
+        add(column, dst);
+      }
+      std::vector<int> d(A);
+      for (int r = 0; r < A; r++) d[r] = row_results[r][g];
+      column_out(d);
+    }
+  }
+  add(src, ptr[reg_args + offsetof(WinogradTransformArgs, src_tile_step)]);
+  add(dst, ptr[reg_args + offsetof(WinogradTransformArgs, dst_tile_step)]);
+  dec(count);
+  jmp(l_loop, T_NEAR);
+  L(l_end);
+  postamble();
+  emit_table();
+}
+
+void WinogradTransformGenerator::generate_output_in_registers() {
+  const WinogradTransformConf& c = conf_;
+  const int A = c.m + 2;
+  const long vbytes = c.vlen * 4L;
+  for (int r = 31; r >= 0; r--) free_.push_back(r);
+  if (c.bias) bias_reg_ = take();
+  const int c2 = c.m == 4 ? take() : -1, c4 = c.m == 4 ? take() : -1, c8 = c.m == 4 ? take() : -1;
+  const Reg64 src = r8, dst = r9, count = r10, row_dst = r12, position_row = rax, position_rows = r15;
+  const Strides positions{r11, r13, r14};  // M positions of a row: src_stride
+  const Reg64 out_rows[4] = {rbx, rcx, rdx, rbp};  // output rows 0 .. m-1 of the tile
+  // reg_residual (rsi) holds residual_offset.
+
+  preamble();
+  mov(src, ptr[reg_args + offsetof(WinogradTransformArgs, src)]);
+  mov(dst, ptr[reg_args + offsetof(WinogradTransformArgs, dst)]);
+  mov(count, ptr[reg_args + offsetof(WinogradTransformArgs, count)]);
+  mov(positions.s1, ptr[reg_args + offsetof(WinogradTransformArgs, src_stride)]);
+  mov(row_dst, ptr[reg_args + offsetof(WinogradTransformArgs, dst_stride)]);
+  set_strides(*this, positions);
+  imul(position_rows, positions.s1, A);
+  if (c.residual) mov(reg_residual, ptr[reg_args + offsetof(WinogradTransformArgs, residual_offset)]);
+  if (c.bias) {
+    mov(out_rows[0], ptr[reg_args + offsetof(WinogradTransformArgs, bias)]);
+    vmovups(vec(bias_reg_), ptr[out_rows[0]]);
+  }
+  if (c.m == 4) {
+    vmovups(vec(c2), constant(kC2));
+    vmovups(vec(c4), constant(kC4));
+    vmovups(vec(c8), constant(kC8));
+  }
+
+  // Row pass: the group's outputs of position row i (the row's positions from memory).
+  auto row_columns = [&](const std::vector<int>& group) {
+    auto in = [&](int j) { return strided(*this, position_row, positions, j, 0); };
+    const int a = take(), b = take(), y = take();
+    if (c.m == 2) {
+      give(b);
+      vmovups(vec(a), in(1));
+      vaddps(vec(y), vec(a), in(0));  // t0 + t1 + t2
+      vaddps(vec(y), vec(y), in(2));
+      vsubps(vec(a), vec(a), in(2));  // t1 - t2 + t3
+      vaddps(vec(a), vec(a), in(3));
+      return std::vector<int>{y, a};
+    }
+    vmovups(vec(a), in(1));
+    vmovups(vec(b), in(3));
+    if (group[0] == 0) {
+      vaddps(vec(a), vec(a), in(2));  // s12
+      vaddps(vec(b), vec(b), in(4));  // s34
+      vaddps(vec(y), vec(a), in(0));  // y0 = t0 + s12 + s34
+      vaddps(vec(y), vec(y), vec(b));
+      vfmadd231ps(vec(a), vec(b), vec(c4));  // y2 = s12 + 4 s34
+      give(b);
+      return std::vector<int>{y, a};
+    }
+    vsubps(vec(a), vec(a), in(2));  // d12
+    vsubps(vec(b), vec(b), in(4));  // d34
+    vaddps(vec(y), vec(a), in(5));  // y3 = d12 + t5 + 8 d34
+    vfmadd231ps(vec(y), vec(b), vec(c8));
+    vfmadd231ps(vec(a), vec(b), vec(c2));  // y1 = d12 + 2 d34
+    give(b);
+    return std::vector<int>{a, y};
+  };
+  // Column pass: t (column k of the row results, dead afterwards) -> output column k.
+  auto column_out = [&](std::vector<int> t, int k) {
+    auto put = [&](int r, int reg) { store(Lane{out_rows[r], k * vbytes}, reg, true); };
+    if (c.m == 2) {
+      vaddps(vec(t[0]), vec(t[0]), vec(t[1]));
+      vaddps(vec(t[0]), vec(t[0]), vec(t[2]));
+      put(0, t[0]);
+      vsubps(vec(t[1]), vec(t[1]), vec(t[2]));
+      vaddps(vec(t[1]), vec(t[1]), vec(t[3]));
+      put(1, t[1]);
+    } else {
+      const int d12 = take(), d34 = take();
+      vsubps(vec(d12), vec(t[1]), vec(t[2]));
+      vaddps(vec(t[1]), vec(t[1]), vec(t[2]));  // s12
+      vsubps(vec(d34), vec(t[3]), vec(t[4]));
+      vaddps(vec(t[3]), vec(t[3]), vec(t[4]));  // s34
+      vaddps(vec(t[0]), vec(t[0]), vec(t[1]));
+      vaddps(vec(t[0]), vec(t[0]), vec(t[3]));
+      put(0, t[0]);
+      vfmadd231ps(vec(t[1]), vec(t[3]), vec(c4));
+      put(2, t[1]);
+      vaddps(vec(t[5]), vec(d12), vec(t[5]));
+      vfmadd231ps(vec(t[5]), vec(d34), vec(c8));
+      put(3, t[5]);
+      vfmadd231ps(vec(d12), vec(d34), vec(c2));
+      put(1, d12);
+      give(d34);
+      give(d12);
+    }
+    for (int reg : t) give(reg);
+  };
+
+  Label l_loop, l_end;
+  L(l_loop);
+  test(count, count);
+  jz(l_end, T_NEAR);
+  mov(out_rows[0], dst);
+  for (int r = 1; r < c.m; r++) lea(out_rows[r], ptr[out_rows[r - 1] + row_dst]);
+  for (const std::vector<int>& group : output_groups(c.m)) {
+    std::vector<std::vector<int>> row_results(A);
+    mov(position_row, src);
+    for (int i = 0; i < A; i++) {
+      if (i > 0) add(position_row, position_rows);
+      row_results[i] = row_columns(group);
+    }
+    for (size_t g = 0; g < group.size(); g++) {
+      std::vector<int> t(A);
+      for (int i = 0; i < A; i++) t[i] = row_results[i][g];
+      column_out(t, group[g]);
+    }
+  }
+  add(src, ptr[reg_args + offsetof(WinogradTransformArgs, src_tile_step)]);
+  add(dst, ptr[reg_args + offsetof(WinogradTransformArgs, dst_tile_step)]);
+  dec(count);
+  jmp(l_loop, T_NEAR);
+  L(l_end);
+  postamble();
+  emit_table();
+  activation_.emit_table();
+}
+
+}  // namespace jitconv

@@ -1,0 +1,121 @@
+// The register-resident Winograd transforms (AVX-512 F(2,3), F(4,3)) against the stack
+// form they replace: same factorization, same roundings, so the outputs must match bit
+// for bit, over runs of tiles with arbitrary strides, bias, residual and activations.
+// (The convolution tests check both forms against the scalar reference: AVX-512 runs
+// the register form, JITCONV_ISA=avx2 the stack form.)
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "jit/kernel_registry.h"
+#include "jit/winograd_gen.h"
+#include "runtime/cpu.h"
+
+using namespace jitconv;
+
+namespace {
+
+WinogradTransformFn kernel_for(const WinogradTransformConf& conf) {
+  JitKernelPtr k = KernelRegistry::instance().get(
+      conf.name(), [conf] { return std::make_unique<WinogradTransformGenerator>(conf); });
+  return k->entry<WinogradTransformFn>();
+}
+
+// Runs one transform over `count` tiles in both forms and compares every float of the
+// destination (which starts out filled with the same garbage, so stray writes show too).
+void expect_forms_equal(WinogradTransformConf conf, int count, unsigned seed) {
+  const int A = conf.m + 2, vlen = conf.vlen;
+  const long vbytes = vlen * 4L;
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-2.f, 2.f);
+  // Input side: rows of (count * m + 2 + 3) pixels, 2 spare rows; V / M side: positions
+  // `panel` floats apart with 5 spare vectors, tiles one vector apart.
+  const long row_pixels = static_cast<long>(count) * conf.m + 5;
+  const long image_floats = (A + 2) * row_pixels * vlen;
+  const long panel = (static_cast<long>(count) + 5) * vlen;
+  const long panel_floats = A * A * panel;
+  std::vector<float> image(image_floats), panels(panel_floats), bias(vlen), residual(image_floats);
+  for (float& v : image) v = dist(rng);
+  for (float& v : panels) v = dist(rng);
+  for (float& v : bias) v = dist(rng);
+  for (float& v : residual) v = dist(rng);
+
+  WinogradTransformArgs args{};
+  args.count = count;
+  args.bias = bias.data();
+  if (conf.input) {
+    args.src = image.data() + vlen;  // one pixel in: nothing aligned to the row start
+    args.src_stride = row_pixels * vbytes;
+    args.src_tile_step = conf.m * vbytes;
+    args.dst_stride = panel * 4;
+    args.dst_tile_step = vbytes;
+  } else {
+    args.src = panels.data() + vlen;
+    args.src_stride = panel * 4;
+    args.src_tile_step = vbytes;
+    args.dst_stride = row_pixels * vbytes;
+    args.dst_tile_step = conf.m * vbytes;
+  }
+  std::vector<float> results[2];
+  for (int form = 0; form < 2; form++) {
+    conf.stack_pass = form == 1;
+    EXPECT_EQ(conf.in_registers(), form == 0) << conf.name();
+    std::vector<float> dst = conf.input ? panels : image;  // same starting garbage for both forms
+    args.dst = dst.data() + vlen;
+    // The residual is laid out like the output: the same offset from every output pixel.
+    args.residual_offset = reinterpret_cast<char*>(residual.data()) - reinterpret_cast<char*>(dst.data());
+    kernel_for(conf)(&args);
+    results[form] = dst;
+  }
+  ASSERT_EQ(results[0].size(), results[1].size());
+  long differ = 0;
+  for (size_t i = 0; i < results[0].size(); i++) differ += memcmp(&results[0][i], &results[1][i], 4) != 0;
+  EXPECT_EQ(differ, 0) << conf.name() << " count " << count;
+  // And the transform wrote something: the destination is not the garbage it started as.
+  EXPECT_NE(0, memcmp(results[0].data(), (conf.input ? panels : image).data(), results[0].size() * 4)) << conf.name();
+}
+
+}  // namespace
+
+TEST(WinogradTransform, RegisterFormMatchesStackFormBitForBit) {
+  if (!isa_supported(Isa::avx512)) GTEST_SKIP() << "the register form is AVX-512 only";
+  for (int m : {2, 4})
+    for (int count : {1, 2, 5}) {
+      WinogradTransformConf conf;
+      conf.isa = Isa::avx512;
+      conf.vlen = 16;
+      conf.m = m;
+      conf.input = true;
+      expect_forms_equal(conf, count, 100 * m + count);
+      conf.input = false;
+      expect_forms_equal(conf, count, 200 * m + count);
+      conf.bias = true;
+      expect_forms_equal(conf, count, 300 * m + count);
+      conf.residual = true;
+      for (const char* act : {"relu", "leaky:0.1", "clip:-0.5:0.5", "sigmoid", "mish", "hardswish:0.2:0.5"}) {
+        conf.act = Activation::parse(act);
+        expect_forms_equal(conf, count, 400 * m + count);
+      }
+      conf.bias = false;
+      expect_forms_equal(conf, count, 500 * m + count);
+    }
+}
+
+TEST(WinogradTransform, FormsByIsaAndTile) {
+  WinogradTransformConf conf;
+  conf.isa = Isa::avx512;
+  for (int m : {2, 4, 6}) {
+    conf.m = m;
+    EXPECT_EQ(conf.in_registers(), m != 6) << "32 vectors hold F(2,3) and F(4,3) column groups, not F(6,3)'s";
+  }
+  conf.m = 4;
+  conf.isa = Isa::avx2;
+  EXPECT_FALSE(conf.in_registers()) << "16 vectors: the stack form";
+  conf.isa = Isa::avx512;
+  conf.stack_pass = true;
+  EXPECT_FALSE(conf.in_registers());
+  EXPECT_NE(conf.name().find("_stack"), std::string::npos);
+}
