@@ -1,10 +1,12 @@
-// The register-resident forms of the Winograd transforms (AVX-512, F(2,3) and F(4,3)).
+// The register-resident forms of the Winograd transforms (AVX-512: F(2,3) and F(4,3)
+// both ways, the F(6,3) input).
 //
 // The stack form transforms every row of a tile into a stack buffer and reads it back for
 // the column pass: 36 extra stores and loads per F(4,3) tile, and the 1-D transforms copy
 // registers to keep their inputs. Here the row pass computes one group of output columns
 // of every row (columns that share subexpressions: F(4,3) input {0} {5} {1,2} {3,4},
-// output {0,2} {1,3}; all four columns of F(2,3)) into registers, reading its inputs as
+// output {0,2} {1,3}; F(6,3) input {0} {7} {1,2} {3,4} {5,6}; all four columns of
+// F(2,3)) into registers, reading its inputs as
 // memory operands, and the column pass transforms those registers straight to memory,
 // overwriting values as they die. Each output is the same sequence of roundings as the
 // stack form (same factorization, operands only commuted), so both give identical bits.
@@ -21,9 +23,10 @@ using namespace Xbyak;
 
 namespace {
 
-// Three registers that address base + i * stride for i < 6: stride, 3 stride, 5 stride.
+// Registers that address base + i * stride: stride, 3 stride, 5 stride (i < 6) and
+// 7 stride (i < 8, F(6,3) only).
 struct Strides {
-  Reg64 s1, s3, s5;
+  Reg64 s1, s3, s5, s7;
 };
 
 Address strided(CodeGenerator& g, const Reg64& base, const Strides& s, int i, long disp) {
@@ -34,19 +37,23 @@ Address strided(CodeGenerator& g, const Reg64& base, const Strides& s, int i, lo
     case 3: return g.ptr[base + s.s3 + disp];
     case 4: return g.ptr[base + s.s1 * 4 + disp];
     case 5: return g.ptr[base + s.s5 + disp];
+    case 6: return g.ptr[base + s.s3 * 2 + disp];
+    case 7: return g.ptr[base + s.s7 + disp];
     default: fail("Winograd transform: no addressing for row ", i);
   }
 }
 
-void set_strides(CodeGenerator& g, const Strides& s) {
+void set_strides(CodeGenerator& g, const Strides& s, int count) {
   g.lea(s.s3, g.ptr[s.s1 + s.s1 * 2]);
   g.lea(s.s5, g.ptr[s.s1 + s.s1 * 4]);
+  if (count > 6) g.lea(s.s7, g.ptr[s.s3 + s.s1 * 4]);
 }
 
 // The groups of output columns the row pass computes together.
 std::vector<std::vector<int>> input_groups(int m) {
   if (m == 2) return {{0, 1, 2, 3}};
-  return {{0}, {5}, {1, 2}, {3, 4}};
+  if (m == 4) return {{0}, {5}, {1, 2}, {3, 4}};
+  return {{0}, {7}, {1, 2}, {3, 4}, {5, 6}};
 }
 std::vector<std::vector<int>> output_groups(int m) {
   if (m == 2) return {{0, 1}};
@@ -60,10 +67,14 @@ void WinogradTransformGenerator::generate_input_in_registers() {
   const int A = c.m + 2;
   const long vbytes = c.vlen * 4L;
   for (int r = 31; r >= 0; r--) free_.push_back(r);
-  const int c4 = c.m == 4 ? take() : -1, c5 = c.m == 4 ? take() : -1;
+  const bool f63 = c.m == 6;
+  const int c4 = c.m != 2 ? take() : -1, c5 = c.m != 2 ? take() : -1;
+  // F(6,3)'s other constants.
+  const int c0_25 = f63 ? take() : -1, c0_5 = f63 ? take() : -1, c1_25 = f63 ? take() : -1, c2 = f63 ? take() : -1,
+            c2_5 = f63 ? take() : -1, c4_25 = f63 ? take() : -1, c5_25 = f63 ? take() : -1;
   const Reg64 src = r8, dst = r9, count = r10, column = rcx;
-  const Strides rows{r11, r13, r14};       // input rows: src_stride
-  const Strides positions{r15, rax, rbx};  // V rows of positions: A * dst_stride
+  const Strides rows{r11, r13, r14, rdx};       // input rows: src_stride
+  const Strides positions{r15, rax, rbx, rsi};  // V rows of positions: A * dst_stride
   const Reg64 panel = r12;                 // dst_stride: one position to the next
 
   preamble();
@@ -72,13 +83,14 @@ void WinogradTransformGenerator::generate_input_in_registers() {
   mov(count, ptr[reg_args + offsetof(WinogradTransformArgs, count)]);
   mov(rows.s1, ptr[reg_args + offsetof(WinogradTransformArgs, src_stride)]);
   mov(panel, ptr[reg_args + offsetof(WinogradTransformArgs, dst_stride)]);
-  set_strides(*this, rows);
+  set_strides(*this, rows, A);
   imul(positions.s1, panel, A);
-  set_strides(*this, positions);
-  if (c.m == 4) {
-    vmovups(vec(c4), constant(kC4));
-    vmovups(vec(c5), constant(kC5));
-  }
+  set_strides(*this, positions, A);
+  const std::pair<int, Constant> constants[] = {{c4, kC4},       {c5, kC5},     {c0_25, kC0_25}, {c0_5, kC0_5},
+                                                {c1_25, kC1_25}, {c2, kC2},     {c2_5, kC2_5},   {c4_25, kC4_25},
+                                                {c5_25, kC5_25}};
+  for (const auto& k : constants)
+    if (k.first >= 0) vmovups(vec(k.first), constant(k.second));
 
   // Row pass: the group's columns of row r, reading the row's pixels from memory.
   auto row_columns = [&](const std::vector<int>& group, int r) {
@@ -96,6 +108,52 @@ void WinogradTransformGenerator::generate_input_in_registers() {
       return std::vector<int>{r0, r1, x2, r3};
     }
     const int x = take();
+    if (f63) {
+      const int u = take();
+      switch (group[0]) {
+        case 0:  // (d6 - d0) + 5.25 (d2 - d4)
+        case 7:  // (d7 - d1) + 5.25 (d3 - d5)
+        {
+          const int o = group[0] == 0 ? 0 : 1;
+          vmovups(vec(u), in(2 + o));
+          vsubps(vec(u), vec(u), in(4 + o));
+          vmovups(vec(x), in(6 + o));
+          vsubps(vec(x), vec(x), in(o));
+          vfmadd231ps(vec(x), vec(u), vec(c5_25));
+          give(u);
+          return std::vector<int>{x};
+        }
+        case 1:  // (d2 + d6 - 4.25 d4) +- (d1 + d5 - 4.25 d3)
+          vmovups(vec(x), in(2));
+          vaddps(vec(x), vec(x), in(6));
+          vfnmadd231ps(vec(x), vec(c4_25), in(4));
+          vmovups(vec(u), in(1));
+          vaddps(vec(u), vec(u), in(5));
+          vfnmadd231ps(vec(u), vec(c4_25), in(3));
+          break;
+        case 3:  // (d6 + 0.25 d2 - 1.25 d4) +- (0.5 d1 - 2.5 d3 + 2 d5)
+          vmovups(vec(x), in(6));
+          vfmadd231ps(vec(x), vec(c0_25), in(2));
+          vfnmadd231ps(vec(x), vec(c1_25), in(4));
+          vmulps(vec(u), vec(c0_5), in(1));
+          vfnmadd231ps(vec(u), vec(c2_5), in(3));
+          vfmadd231ps(vec(u), vec(c2), in(5));
+          break;
+        default:  // (d6 + 4 d2 - 5 d4) +- (2 d1 - 2.5 d3 + 0.5 d5)
+          vmovups(vec(x), in(6));
+          vfmadd231ps(vec(x), vec(c4), in(2));
+          vfnmadd231ps(vec(x), vec(c5), in(4));
+          vmulps(vec(u), vec(c2), in(1));
+          vfnmadd231ps(vec(u), vec(c2_5), in(3));
+          vfmadd231ps(vec(u), vec(c0_5), in(5));
+          break;
+      }
+      const int sum = take();
+      vaddps(vec(sum), vec(x), vec(u));
+      vsubps(vec(x), vec(x), vec(u));
+      give(u);
+      return std::vector<int>{sum, x};
+    }
     switch (group[0]) {
       case 0:  // 4 d0 - 5 d2 + d4
       case 5:  // 4 d1 - 5 d3 + d5
@@ -144,6 +202,44 @@ void WinogradTransformGenerator::generate_input_in_registers() {
       put(1, t);
       vsubps(vec(d[2]), vec(d[2]), vec(d[1]));
       put(2, d[2]);
+      give(t);
+    } else if (f63) {
+      const int t = take(), a = take(), sum = take();
+      vsubps(vec(t), vec(d[2]), vec(d[4]));  // (d6 - d0) + 5.25 (d2 - d4)
+      vsubps(vec(d[0]), vec(d[6]), vec(d[0]));
+      vfmadd231ps(vec(d[0]), vec(t), vec(c5_25));
+      put(0, d[0]);
+      vsubps(vec(t), vec(d[3]), vec(d[5]));  // (d7 - d1) + 5.25 (d3 - d5)
+      vsubps(vec(d[7]), vec(d[7]), vec(d[1]));
+      vfmadd231ps(vec(d[7]), vec(t), vec(c5_25));
+      put(7, d[7]);
+      auto pair = [&](int k) {  // outputs k, k + 1 from a and t
+        vaddps(vec(sum), vec(a), vec(t));
+        put(k, sum);
+        vsubps(vec(a), vec(a), vec(t));
+        put(k + 1, a);
+      };
+      vaddps(vec(a), vec(d[2]), vec(d[6]));  // d2 + d6 - 4.25 d4
+      vfnmadd231ps(vec(a), vec(d[4]), vec(c4_25));
+      vaddps(vec(t), vec(d[1]), vec(d[5]));  // d1 + d5 - 4.25 d3
+      vfnmadd231ps(vec(t), vec(d[3]), vec(c4_25));
+      pair(1);
+      vmovaps(vec(a), vec(d[6]));  // d6 + 0.25 d2 - 1.25 d4 (d6 is needed once more)
+      vfmadd231ps(vec(a), vec(d[2]), vec(c0_25));
+      vfnmadd231ps(vec(a), vec(d[4]), vec(c1_25));
+      vmulps(vec(t), vec(d[1]), vec(c0_5));  // 0.5 d1 - 2.5 d3 + 2 d5
+      vfnmadd231ps(vec(t), vec(d[3]), vec(c2_5));
+      vfmadd231ps(vec(t), vec(d[5]), vec(c2));
+      pair(3);
+      vmovaps(vec(a), vec(d[6]));  // d6 + 4 d2 - 5 d4
+      vfmadd231ps(vec(a), vec(d[2]), vec(c4));
+      vfnmadd231ps(vec(a), vec(d[4]), vec(c5));
+      vmulps(vec(t), vec(d[1]), vec(c2));  // 2 d1 - 2.5 d3 + 0.5 d5
+      vfnmadd231ps(vec(t), vec(d[3]), vec(c2_5));
+      vfmadd231ps(vec(t), vec(d[5]), vec(c0_5));
+      pair(5);
+      give(sum);
+      give(a);
       give(t);
     } else {
       const int cc = take(), e = take();
@@ -209,7 +305,7 @@ void WinogradTransformGenerator::generate_output_in_registers() {
   if (c.bias) bias_reg_ = take();
   const int c2 = c.m == 4 ? take() : -1, c4 = c.m == 4 ? take() : -1, c8 = c.m == 4 ? take() : -1;
   const Reg64 src = r8, dst = r9, count = r10, row_dst = r12, position_row = rax, position_rows = r15;
-  const Strides positions{r11, r13, r14};  // M positions of a row: src_stride
+  const Strides positions{r11, r13, r14, r11};  // M positions of a row: src_stride (A <= 6: no s7)
   const Reg64 out_rows[4] = {rbx, rcx, rdx, rbp};  // output rows 0 .. m-1 of the tile
   // reg_residual (rsi) holds residual_offset.
 
@@ -219,7 +315,7 @@ void WinogradTransformGenerator::generate_output_in_registers() {
   mov(count, ptr[reg_args + offsetof(WinogradTransformArgs, count)]);
   mov(positions.s1, ptr[reg_args + offsetof(WinogradTransformArgs, src_stride)]);
   mov(row_dst, ptr[reg_args + offsetof(WinogradTransformArgs, dst_stride)]);
-  set_strides(*this, positions);
+  set_strides(*this, positions, A);
   imul(position_rows, positions.s1, A);
   if (c.residual) mov(reg_residual, ptr[reg_args + offsetof(WinogradTransformArgs, residual_offset)]);
   if (c.bias) {

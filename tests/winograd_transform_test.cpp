@@ -1,4 +1,4 @@
-// The register-resident Winograd transforms (AVX-512 F(2,3), F(4,3)) against the stack
+// The register-resident Winograd transforms (AVX-512: F(2,3), F(4,3), the F(6,3) input) against the stack
 // form they replace: same factorization, same roundings, so the outputs must match bit
 // for bit, over runs of tiles with arbitrary strides, bias, residual and activations.
 // (The convolution tests check both forms against the scalar reference: AVX-512 runs
@@ -82,7 +82,7 @@ void expect_forms_equal(WinogradTransformConf conf, int count, unsigned seed) {
 
 TEST(WinogradTransform, RegisterFormMatchesStackFormBitForBit) {
   if (!isa_supported(Isa::avx512)) GTEST_SKIP() << "the register form is AVX-512 only";
-  for (int m : {2, 4})
+  for (int m : {2, 4, 6})
     for (int count : {1, 2, 5}) {
       WinogradTransformConf conf;
       conf.isa = Isa::avx512;
@@ -90,6 +90,7 @@ TEST(WinogradTransform, RegisterFormMatchesStackFormBitForBit) {
       conf.m = m;
       conf.input = true;
       expect_forms_equal(conf, count, 100 * m + count);
+      if (m == 6) continue;  // F(6,3) output: the stack form only
       conf.input = false;
       expect_forms_equal(conf, count, 200 * m + count);
       conf.bias = true;
@@ -109,8 +110,12 @@ TEST(WinogradTransform, FormsByIsaAndTile) {
   conf.isa = Isa::avx512;
   for (int m : {2, 4, 6}) {
     conf.m = m;
-    EXPECT_EQ(conf.in_registers(), m != 6) << "32 vectors hold F(2,3) and F(4,3) column groups, not F(6,3)'s";
+    conf.input = true;
+    EXPECT_TRUE(conf.in_registers()) << m;
+    conf.input = false;
+    EXPECT_EQ(conf.in_registers(), m != 6) << "F(6,3)'s output column groups outgrow 32 vectors";
   }
+  conf.input = true;
   conf.m = 4;
   conf.isa = Isa::avx2;
   EXPECT_FALSE(conf.in_registers()) << "16 vectors: the stack form";
