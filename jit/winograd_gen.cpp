@@ -235,9 +235,7 @@ void WinogradTransformGenerator::generate() {
   preamble();
   const int tmp_vectors = c.input ? A * A : A * c.m;
   sub(rsp, tmp_vectors * vbytes);
-  mov(reg_src, ptr[reg_args + offsetof(WinogradTransformArgs, src)]);
-  mov(reg_dst, ptr[reg_args + offsetof(WinogradTransformArgs, dst)]);
-  mov(reg_count, ptr[reg_args + offsetof(WinogradTransformArgs, count)]);
+  load_tile_args();
   mov(reg_src_stride, ptr[reg_args + offsetof(WinogradTransformArgs, src_stride)]);
   mov(reg_dst_stride, ptr[reg_args + offsetof(WinogradTransformArgs, dst_stride)]);
   if (c.bias) {
@@ -254,71 +252,83 @@ void WinogradTransformGenerator::generate() {
     for (int i = 1; i < n; i++) lea(walk[i], ptr[walk[i - 1] + stride]);
   };
 
+  tile_loop([&] {
+    if (c.input) {
+      // Pass 1: each input row (A consecutive pixels) -> tmp row.
+      spread(reg_src, reg_src_stride, A);
+      for (int i = 0; i < A; i++) {
+        std::vector<Lane> in, out;
+        for (int j = 0; j < A; j++) {
+          in.push_back(Lane{walk[i], static_cast<long>(j) * vbytes});
+          out.push_back(Lane{rsp, static_cast<long>(i * A + j) * vbytes});
+        }
+        input_1d(in, out, false);
+      }
+      // Pass 2: each tmp column -> positions j, A + j, 2A + j, ... of the V panels.
+      mov(stride_big, reg_dst_stride);
+      imul(stride_big, stride_big, A);
+      for (int j = 0; j < A; j++) {
+        if (j == 0)
+          spread(reg_dst, stride_big, A);
+        else
+          for (int i = 0; i < A; i++) add(walk[i], reg_dst_stride);
+        std::vector<Lane> in, out;
+        for (int i = 0; i < A; i++) {
+          in.push_back(Lane{rsp, static_cast<long>(i * A + j) * vbytes});
+          out.push_back(Lane{walk[i], 0});
+        }
+        input_1d(in, out, false);
+      }
+    } else {
+      // Pass 1: each row of positions (i A .. i A + A - 1) -> tmp row of m.
+      mov(stride_big, reg_src_stride);
+      imul(stride_big, stride_big, A);
+      for (int i = 0; i < A; i++) {
+        if (i == 0) {
+          spread(reg_src, reg_src_stride, A);
+        } else {
+          for (int k = 0; k < A; k++) add(walk[k], stride_big);
+        }
+        std::vector<Lane> in, out;
+        for (int j = 0; j < A; j++) in.push_back(Lane{walk[j], 0});
+        for (int k = 0; k < c.m; k++) out.push_back(Lane{rsp, static_cast<long>(i * c.m + k) * vbytes});
+        output_1d(in, out, false);
+      }
+      // Pass 2: each tmp column k -> output column k, rows 0..m-1 (bias, residual,
+      // activation). Pass 2 walks m <= 6 rows, so the last walking register is free.
+      if (c.residual) mov(reg_residual, ptr[reg_args + offsetof(WinogradTransformArgs, residual_offset)]);
+      spread(reg_dst, reg_dst_stride, c.m);
+      for (int k = 0; k < c.m; k++) {
+        std::vector<Lane> in, out;
+        for (int i = 0; i < A; i++) in.push_back(Lane{rsp, static_cast<long>(i * c.m + k) * vbytes});
+        for (int r = 0; r < c.m; r++) out.push_back(Lane{walk[r], static_cast<long>(k) * vbytes});
+        output_1d(in, out, true);
+      }
+    }
+  });
+  add(rsp, tmp_vectors * vbytes);
+  postamble();
+  emit_table();
+  activation_.emit_table();
+}
+
+void WinogradTransformGenerator::load_tile_args() {
+  mov(reg_src, ptr[reg_args + offsetof(WinogradTransformArgs, src)]);
+  mov(reg_dst, ptr[reg_args + offsetof(WinogradTransformArgs, dst)]);
+  mov(reg_count, ptr[reg_args + offsetof(WinogradTransformArgs, count)]);
+}
+
+void WinogradTransformGenerator::tile_loop(const std::function<void()>& body) {
   Label l_loop, l_end;
   L(l_loop);
   test(reg_count, reg_count);
   jz(l_end, T_NEAR);
-  if (c.input) {
-    // Pass 1: each input row (A consecutive pixels) -> tmp row.
-    spread(reg_src, reg_src_stride, A);
-    for (int i = 0; i < A; i++) {
-      std::vector<Lane> in, out;
-      for (int j = 0; j < A; j++) {
-        in.push_back(Lane{walk[i], static_cast<long>(j) * vbytes});
-        out.push_back(Lane{rsp, static_cast<long>(i * A + j) * vbytes});
-      }
-      input_1d(in, out, false);
-    }
-    // Pass 2: each tmp column -> positions j, A + j, 2A + j, ... of the V panels.
-    mov(stride_big, reg_dst_stride);
-    imul(stride_big, stride_big, A);
-    for (int j = 0; j < A; j++) {
-      if (j == 0)
-        spread(reg_dst, stride_big, A);
-      else
-        for (int i = 0; i < A; i++) add(walk[i], reg_dst_stride);
-      std::vector<Lane> in, out;
-      for (int i = 0; i < A; i++) {
-        in.push_back(Lane{rsp, static_cast<long>(i * A + j) * vbytes});
-        out.push_back(Lane{walk[i], 0});
-      }
-      input_1d(in, out, false);
-    }
-  } else {
-    // Pass 1: each row of positions (i A .. i A + A - 1) -> tmp row of m.
-    mov(stride_big, reg_src_stride);
-    imul(stride_big, stride_big, A);
-    for (int i = 0; i < A; i++) {
-      if (i == 0) {
-        spread(reg_src, reg_src_stride, A);
-      } else {
-        for (int k = 0; k < A; k++) add(walk[k], stride_big);
-      }
-      std::vector<Lane> in, out;
-      for (int j = 0; j < A; j++) in.push_back(Lane{walk[j], 0});
-      for (int k = 0; k < c.m; k++) out.push_back(Lane{rsp, static_cast<long>(i * c.m + k) * vbytes});
-      output_1d(in, out, false);
-    }
-    // Pass 2: each tmp column k -> output column k, rows 0..m-1 (bias, residual,
-    // activation). Pass 2 walks m <= 6 rows, so the last walking register is free.
-    if (c.residual) mov(reg_residual, ptr[reg_args + offsetof(WinogradTransformArgs, residual_offset)]);
-    spread(reg_dst, reg_dst_stride, c.m);
-    for (int k = 0; k < c.m; k++) {
-      std::vector<Lane> in, out;
-      for (int i = 0; i < A; i++) in.push_back(Lane{rsp, static_cast<long>(i * c.m + k) * vbytes});
-      for (int r = 0; r < c.m; r++) out.push_back(Lane{walk[r], static_cast<long>(k) * vbytes});
-      output_1d(in, out, true);
-    }
-  }
+  body();
   add(reg_src, ptr[reg_args + offsetof(WinogradTransformArgs, src_tile_step)]);
   add(reg_dst, ptr[reg_args + offsetof(WinogradTransformArgs, dst_tile_step)]);
   dec(reg_count);
   jmp(l_loop, T_NEAR);
   L(l_end);
-  add(rsp, tmp_vectors * vbytes);
-  postamble();
-  emit_table();
-  activation_.emit_table();
 }
 
 void WinogradTransformGenerator::emit_table() {

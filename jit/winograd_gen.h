@@ -9,6 +9,7 @@
 // row pass goes through a stack buffer, constants are broadcast memory operands and
 // registers are reused as soon as a value is dead so AVX2's 16 suffice.
 #pragma once
+#include <functional>
 #include <vector>
 
 #include "jit/activation_emitter.h"
@@ -43,6 +44,10 @@ class WinogradTransformGenerator : public JitGenerator {
   // Output 1-D transform: alpha inputs -> m outputs.
   void output_1d(const std::vector<Lane>& in, const std::vector<Lane>& out, bool finish);
   void emit_table();
+  // Loads reg_src, reg_dst and reg_count from the arguments.
+  void load_tile_args();
+  // The loop over reg_count tiles around `body`, stepping reg_src and reg_dst by the tile steps.
+  void tile_loop(const std::function<void()>& body);
   // The register-resident forms (winograd_reg_gen.cpp); same arithmetic, same results.
   void generate_input_in_registers();
   void generate_output_in_registers();

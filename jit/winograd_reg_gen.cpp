@@ -60,6 +60,13 @@ std::vector<std::vector<int>> output_groups(int m) {
   return {{0, 2}, {1, 3}};
 }
 
+// Column g of the row pass's results: the registers the column pass transforms.
+std::vector<int> column_of(const std::vector<std::vector<int>>& row_results, size_t g) {
+  std::vector<int> column;
+  for (const std::vector<int>& row : row_results) column.push_back(row[g]);
+  return column;
+}
+
 }  // namespace
 
 void WinogradTransformGenerator::generate_input_in_registers() {
@@ -72,15 +79,13 @@ void WinogradTransformGenerator::generate_input_in_registers() {
   // F(6,3)'s other constants.
   const int c0_25 = f63 ? take() : -1, c0_5 = f63 ? take() : -1, c1_25 = f63 ? take() : -1, c2 = f63 ? take() : -1,
             c2_5 = f63 ? take() : -1, c4_25 = f63 ? take() : -1, c5_25 = f63 ? take() : -1;
-  const Reg64 src = r8, dst = r9, count = r10, column = rcx;
+  const Reg64 src = reg_src, dst = reg_dst, column = rcx;
   const Strides rows{r11, r13, r14, rdx};       // input rows: src_stride
   const Strides positions{r15, rax, rbx, rsi};  // V rows of positions: A * dst_stride
   const Reg64 panel = r12;                 // dst_stride: one position to the next
 
   preamble();
-  mov(src, ptr[reg_args + offsetof(WinogradTransformArgs, src)]);
-  mov(dst, ptr[reg_args + offsetof(WinogradTransformArgs, dst)]);
-  mov(count, ptr[reg_args + offsetof(WinogradTransformArgs, count)]);
+  load_tile_args();
   mov(rows.s1, ptr[reg_args + offsetof(WinogradTransformArgs, src_stride)]);
   mov(panel, ptr[reg_args + offsetof(WinogradTransformArgs, dst_stride)]);
   set_strides(*this, rows, A);
@@ -268,31 +273,22 @@ void WinogradTransformGenerator::generate_input_in_registers() {
     for (int reg : d) give(reg);
   };
 
-  Label l_loop, l_end;
-  L(l_loop);
-  test(count, count);
-  jz(l_end, T_NEAR);
-  for (const std::vector<int>& group : input_groups(c.m)) {
-    std::vector<std::vector<int>> row_results(A);
-    for (int r = 0; r < A; r++) row_results[r] = row_columns(group, r);
-    for (size_t g = 0; g < group.size(); g++) {
-      const int j = group[g];
-      if (j == 0) {
-        mov(column, dst);
-      } else {
-        imul(column, panel, j);
-        add(column, dst);
+  tile_loop([&] {
+    for (const std::vector<int>& group : input_groups(c.m)) {
+      std::vector<std::vector<int>> row_results(A);
+      for (int r = 0; r < A; r++) row_results[r] = row_columns(group, r);
+      for (size_t g = 0; g < group.size(); g++) {
+        const int j = group[g];
+        if (j == 0) {
+          mov(column, dst);
+        } else {
+          imul(column, panel, j);
+          add(column, dst);
+        }
+        column_out(column_of(row_results, g));
       }
-      std::vector<int> d(A);
-      for (int r = 0; r < A; r++) d[r] = row_results[r][g];
-      column_out(d);
     }
-  }
-  add(src, ptr[reg_args + offsetof(WinogradTransformArgs, src_tile_step)]);
-  add(dst, ptr[reg_args + offsetof(WinogradTransformArgs, dst_tile_step)]);
-  dec(count);
-  jmp(l_loop, T_NEAR);
-  L(l_end);
+  });
   postamble();
   emit_table();
 }
@@ -304,15 +300,13 @@ void WinogradTransformGenerator::generate_output_in_registers() {
   for (int r = 31; r >= 0; r--) free_.push_back(r);
   if (c.bias) bias_reg_ = take();
   const int c2 = c.m == 4 ? take() : -1, c4 = c.m == 4 ? take() : -1, c8 = c.m == 4 ? take() : -1;
-  const Reg64 src = r8, dst = r9, count = r10, row_dst = r12, position_row = rax, position_rows = r15;
+  const Reg64 src = reg_src, dst = reg_dst, row_dst = r12, position_row = rax, position_rows = r15;
   const Strides positions{r11, r13, r14, r11};  // M positions of a row: src_stride (A <= 6: no s7)
   const Reg64 out_rows[4] = {rbx, rcx, rdx, rbp};  // output rows 0 .. m-1 of the tile
   // reg_residual (rsi) holds residual_offset.
 
   preamble();
-  mov(src, ptr[reg_args + offsetof(WinogradTransformArgs, src)]);
-  mov(dst, ptr[reg_args + offsetof(WinogradTransformArgs, dst)]);
-  mov(count, ptr[reg_args + offsetof(WinogradTransformArgs, count)]);
+  load_tile_args();
   mov(positions.s1, ptr[reg_args + offsetof(WinogradTransformArgs, src_stride)]);
   mov(row_dst, ptr[reg_args + offsetof(WinogradTransformArgs, dst_stride)]);
   set_strides(*this, positions, A);
@@ -392,30 +386,19 @@ void WinogradTransformGenerator::generate_output_in_registers() {
     for (int reg : t) give(reg);
   };
 
-  Label l_loop, l_end;
-  L(l_loop);
-  test(count, count);
-  jz(l_end, T_NEAR);
-  mov(out_rows[0], dst);
-  for (int r = 1; r < c.m; r++) lea(out_rows[r], ptr[out_rows[r - 1] + row_dst]);
-  for (const std::vector<int>& group : output_groups(c.m)) {
-    std::vector<std::vector<int>> row_results(A);
-    mov(position_row, src);
-    for (int i = 0; i < A; i++) {
-      if (i > 0) add(position_row, position_rows);
-      row_results[i] = row_columns(group);
+  tile_loop([&] {
+    mov(out_rows[0], dst);
+    for (int r = 1; r < c.m; r++) lea(out_rows[r], ptr[out_rows[r - 1] + row_dst]);
+    for (const std::vector<int>& group : output_groups(c.m)) {
+      std::vector<std::vector<int>> row_results(A);
+      mov(position_row, src);
+      for (int i = 0; i < A; i++) {
+        if (i > 0) add(position_row, position_rows);
+        row_results[i] = row_columns(group);
+      }
+      for (size_t g = 0; g < group.size(); g++) column_out(column_of(row_results, g), group[g]);
     }
-    for (size_t g = 0; g < group.size(); g++) {
-      std::vector<int> t(A);
-      for (int i = 0; i < A; i++) t[i] = row_results[i][g];
-      column_out(t, group[g]);
-    }
-  }
-  add(src, ptr[reg_args + offsetof(WinogradTransformArgs, src_tile_step)]);
-  add(dst, ptr[reg_args + offsetof(WinogradTransformArgs, dst_tile_step)]);
-  dec(count);
-  jmp(l_loop, T_NEAR);
-  L(l_end);
+  });
   postamble();
   emit_table();
   activation_.emit_table();
