@@ -5,7 +5,7 @@
 // row pass computes one group of output columns of every row into registers and the
 // column pass transforms them straight out, overwriting dead values (no stack round
 // trip, no register copies; F(4,3), TSC ticks per tile of 16 channels, V / M in L2:
-// output 231 -> 159, input 400 -> 360; in L1: 126 -> 99 and 150 -> 116). Otherwise the
+// output 231 -> 159, input 400 -> 360; in L1: 126 -> 99 and 136-168 -> 116). Otherwise the
 // row pass goes through a stack buffer, constants are broadcast memory operands and
 // registers are reused as soon as a value is dead so AVX2's 16 suffice.
 #pragma once
