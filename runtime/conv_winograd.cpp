@@ -9,6 +9,7 @@
 #include "runtime/cpu.h"
 #include "runtime/error.h"
 #include "runtime/packing.h"
+#include "runtime/winograd_edges_kernels.h"
 #include "runtime/winograd_weights.h"
 
 namespace jitconv {
@@ -127,21 +128,9 @@ void ConvWinograd::input_block(const Mat& bottom, const ConvPads& pads, int tile
         t += run;
         continue;
       }
-      // Per patch row: the pad value left and right of the valid columns, one copy of the
-      // contiguous run between (pixels of a row are consecutive vectors).
-      const int j_begin = std::max(0, -x0), j_end = std::max(j_begin, std::min(A, bottom.w - x0));
-      for (int i = 0; i < A; i++) {
-        const int y = y0 + i;
-        float* row = patch + i * A * vlen_;
-        if (y < 0 || y >= bottom.h || j_begin == j_end) {
-          std::fill(row, row + A * vlen_, params_.pad_value);
-          continue;
-        }
-        std::fill(row, row + j_begin * vlen_, params_.pad_value);
-        memcpy(row + j_begin * vlen_, src + (static_cast<long>(y) * bottom.w + x0 + j_begin) * vlen_,
-               sizeof(float) * (j_end - j_begin) * vlen_);
-        std::fill(row + j_end * vlen_, row + A * vlen_, params_.pad_value);
-      }
+      // An edge tile: through a patch with the padding filled in.
+      WinogradPatchJob patch_job{src, bottom.h, bottom.w, vlen_, A, y0, x0, params_.pad_value, patch};
+      JITCONV_SIMD_CALL_ISA(isa_, build_winograd_patch, patch_job);
       args.src = patch;
       args.src_stride = A * vbytes;
       args.src_tile_step = 0;
@@ -187,18 +176,24 @@ void ConvWinograd::output_block(const float* mbuf, int tiles_w, long tile_begin,
         continue;
       }
       // Edge tile or narrower output packing: through a scratch tile.
-      const int rows = std::min(m, top.h - oy0), cols = std::min(m, top.w - ox0);
-      const int c0 = c * vlen_, valid = std::min(vlen_, params_.oc - c0);
+      const int c0 = c * vlen_;
+      WinogradScatterJob edge{static_cast<float*>(top.data) + (c0 / out_pack_) * plane,
+                              plane,
+                              top.w,
+                              oy0,
+                              ox0,
+                              std::min(m, top.h - oy0),
+                              std::min(m, top.w - ox0),
+                              m,
+                              vlen_,
+                              out_pack_,
+                              std::min(vlen_, params_.oc - c0),
+                              scratch};
       if (residual) {
-        std::fill(residual_scratch, residual_scratch + m * m * vlen_, 0.f);
-        for (int i = 0; i < rows; i++)
-          for (int j = 0; j < cols; j++) {
-            const long pixel = static_cast<long>(oy0 + i) * top.w + ox0 + j;
-            float* lanes = residual_scratch + (i * m + j) * vlen_;
-            for (int l = 0; l < valid; l += out_pack_)
-              memcpy(lanes + l, static_cast<const float*>(residual->data) + ((c0 + l) / out_pack_) * plane + pixel * out_pack_,
-                     sizeof(float) * out_pack_);
-          }
+        WinogradScatterJob gather = edge;
+        gather.tensor = static_cast<float*>(residual->data) + (c0 / out_pack_) * plane;
+        gather.scratch = residual_scratch;
+        JITCONV_SIMD_CALL_ISA(isa_, gather_winograd_tile, gather);
       }
       args.dst = scratch;
       args.dst_stride = m * vbytes;
@@ -206,16 +201,7 @@ void ConvWinograd::output_block(const float* mbuf, int tiles_w, long tile_begin,
       args.count = 1;
       args.residual_offset = scratch_residual_offset;
       fn(&args);
-      for (int i = 0; i < rows; i++)
-        for (int j = 0; j < cols; j++) {
-          const long pixel = static_cast<long>(oy0 + i) * top.w + ox0 + j;
-          const float* lanes = scratch + (i * m + j) * vlen_;
-          for (int l = 0; l < valid; l += out_pack_) {
-            const int o = c0 + l;
-            memcpy(static_cast<float*>(top.data) + (o / out_pack_) * plane + pixel * out_pack_, lanes + l,
-                   sizeof(float) * out_pack_);
-          }
-        }
+      JITCONV_SIMD_CALL_ISA(isa_, scatter_winograd_tile, edge);
       t++;
     }
   }
