@@ -14,6 +14,7 @@ std::string ConvDirectConf::name() const {
      << in_pack << "to" << out_pack << "_iw" << iw << "ow" << ow << "pl" << pad_left << "_ic" << ic_groups << "_ur"
      << ur_w << "x" << ur_oc;
   if (last_chunk_lanes != vlen) os << "_lanes" << last_chunk_lanes;
+  if (lane_unroll < in_pack) os << "_lu" << lane_unroll;
   if (!explicit_bcast) os << "_eb";
   if (bias) os << "_bias";
   if (residual) os << "_res";
@@ -85,6 +86,17 @@ Blocking best_row_blocking(Isa isa, int ur_oc, const ConvDirectProblem& p, int o
 
 constexpr int kTypicalWidth = 56;
 
+// Largest kh-loop body (all kw taps x unrolled lanes) left fully unrolled. A 3x3 tap over
+// 16 lanes at 14 x 2 is ~2100 instructions (~15 KB, and three such bodies for a row's
+// left-edge, interior and right-edge blocks): past the uop cache, and past half of it when
+// the core's other hyperthread runs, when the front end, not the FMA ports, sets the pace.
+// Paired calls alternating in one process, one thread, ms full unroll / 4-lane loop (the
+// median of 300 paired ratios): 3x3 64@56 1.054, 128@28 1.015, 256@14 1.019, 512@7 1.022,
+// 96@35 1.021, d2 64@56 1.044, 3x3s2 128 0.999; 1x1 bodies (~700 instructions) lose from
+// the loop (64->256 / 256->64 / 1024->256 / 256->128 s2: 1.01 / 0.97 / 0.97 / 0.92) and
+// stay unrolled; 2- and 4-lane loops measured alike.
+constexpr long kMaxKhBodyInstructions = 1024;
+
 }  // namespace
 
 int conv_direct_ic_block(Isa isa, const ConvDirectProblem& p, int ur_oc) {
@@ -128,6 +140,15 @@ int conv_direct_ur_oc(Isa isa, const ConvDirectProblem& p) {
   return best_ur;
 }
 
+int conv_direct_lane_unroll(const ConvDirectConf& c) {
+  // Instructions per input lane of one tap: the weight loads, then per pixel a broadcast
+  // and ur_oc FMAs (or ur_oc FMAs with an embedded broadcast).
+  const long per_lane = c.ur_oc + static_cast<long>(c.ur_w) * (c.ur_oc + (c.explicit_bcast ? 1 : 0));
+  int unroll = c.in_pack;
+  while (unroll % 2 == 0 && c.kw * unroll * per_lane > kMaxKhBodyInstructions) unroll /= 2;
+  return unroll;
+}
+
 ConvDirectConf init_conv_direct_conf(Isa isa, const ConvDirectProblem& p, int chunks_in_group,
                                      int lanes_in_last_chunk) {
   if (isa == Isa::scalar) fail("direct convolution kernels need AVX2 or AVX-512");
@@ -163,6 +184,7 @@ ConvDirectConf init_conv_direct_conf(Isa isa, const ConvDirectProblem& p, int ch
   const Blocking b = best_row_blocking(isa, c.ur_oc, p, p.ow);
   c.ur_w = b.ur_w;
   c.explicit_bcast = b.explicit_bcast;
+  c.lane_unroll = conv_direct_lane_unroll(c);
   return c;
 }
 

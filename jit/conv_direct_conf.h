@@ -47,6 +47,9 @@ struct ConvDirectConf {
   // (AVX2 always; AVX-512 when ur_oc > 1), instead of an embedded {1to16} memory operand
   // per FMA.
   bool explicit_bcast = true;
+  // Input lanes per iteration of the lane loop inside each kernel tap (divides in_pack;
+  // in_pack: the lanes fully unrolled). See conv_direct_lane_unroll.
+  int lane_unroll = 1;
 
   bool bias = false;
   // Add the residual (laid out like dst, at dst + args.residual_offset) before the
@@ -97,6 +100,11 @@ int conv_direct_ic_block(Isa isa, const ConvDirectProblem& p, int ur_oc);
 // `lanes_in_last_chunk` valid lanes; ur_w and the broadcast form are chosen for p.ow.
 ConvDirectConf init_conv_direct_conf(Isa isa, const ConvDirectProblem& p, int chunks_in_group,
                                      int lanes_in_last_chunk);
+
+// Lanes per lane-loop iteration for a configuration whose blocking is set: all of in_pack
+// unless the kh loop's body (kw taps x lanes, fully unrolled) outgrows the front end's
+// uop cache; then the largest halving of in_pack that fits.
+int conv_direct_lane_unroll(const ConvDirectConf& c);
 
 // Bytes between consecutive kh rows and between consecutive packed input channels of one
 // group's weights.

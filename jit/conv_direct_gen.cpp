@@ -13,7 +13,8 @@ namespace {
 constexpr int kIcCounterSlot = 0;   // [rsp + 0]: packed input channels left in this block
 constexpr int kPrefetchSlot = 8;    // [rsp + 8]: next prefetch address
 constexpr int kRowPrefetchSlot = 16;  // [rsp + 16]: args.prefetch_row_offset
-constexpr int kStackBytes = 24;     // the slots, rounded so rsp stays 16-byte aligned
+constexpr int kLaneCounterSlot = 24;  // [rsp + 24]: lane-loop iterations left
+constexpr int kStackBytes = 40;     // the slots, rounded so rsp stays 16-byte aligned
 }
 
 int ConvDirectGenerator::prefetch_lines_per_step() const {
@@ -28,6 +29,8 @@ ConvDirectGenerator::ConvDirectGenerator(const ConvDirectConf& conf)
   const int regs = conf.isa == Isa::avx512 ? 32 : 16;
   const int used = conf.ur_w * conf.ur_oc + conf.ur_oc + (explicit_bcast_ ? 1 : 0);
   if (used > regs) fail(conf.name(), ": register block needs ", used, " vector registers");
+  if (conf.lane_unroll < 1 || conf.in_pack % conf.lane_unroll != 0)
+    fail(conf.name(), ": lane_unroll ", conf.lane_unroll, " does not divide the input elempack ", conf.in_pack);
 }
 
 Xmm ConvDirectGenerator::vreg(int index) const {
@@ -148,8 +151,18 @@ void ConvDirectGenerator::emit_reduction(const Block& block) {
         for (int j = 0; j < block.width; j++)
           if (block.clean || tap_inside(block_col + j * c.sw + kw * c.dw)) pixels.push_back(j);
         if (pixels.empty()) continue;
-        for (int lane = 0; lane < ip; lane++) {
-          for (; pf_next < prefetch_lines_due(row_lines.size(), c.kw * ip, kw * ip + lane); pf_next++)
+        // The lanes in a loop of lane_unroll-lane iterations: a fully unrolled tap of 16
+        // lanes is ~700 instructions, and the kh loop body (all taps) outgrows the uop cache.
+        const int unroll = c.lane_unroll;
+        const bool rolled = unroll < ip;
+        Label l_lane;
+        if (rolled) {
+          mov(qword[rsp + kLaneCounterSlot], ip / unroll);
+          L(l_lane);
+        }
+        for (int u = 0; u < (rolled ? unroll : ip); u++) {
+          const int lane = u;  // relative to the pointers, which advance when rolled
+          for (; !rolled && pf_next < prefetch_lines_due(row_lines.size(), c.kw * ip, kw * ip + lane); pf_next++)
             prefetcht1(ptr[reg_pf_row + row_lines[pf_next]]);
           const long w_off = (static_cast<long>(kw * ip + lane) * c.ur_oc) * c.vlen * 4;
           for (int oc = 0; oc < c.ur_oc; oc++) vmovups(vreg(weight_reg(oc)), ptr[reg_w + w_off + oc * c.vlen * 4]);
@@ -164,6 +177,17 @@ void ConvDirectGenerator::emit_reduction(const Block& block) {
                 vfmadd231ps(vreg(acc(oc, j)), vreg(weight_reg(oc)), ptr_b[reg_src + src_off]);
             }
           }
+        }
+        if (rolled) {
+          add(reg_src, unroll * 4);
+          add(reg_w, static_cast<long>(unroll) * c.ur_oc * c.vlen * 4);
+          dec(qword[rsp + kLaneCounterSlot]);
+          jnz(l_lane, T_NEAR);
+          sub(reg_src, ip * 4);
+          sub(reg_w, static_cast<long>(ip) * c.ur_oc * c.vlen * 4);
+          if (!row_lines.empty())  // rolled lanes: this tap's share of the row prefetches at once
+            for (; pf_next < prefetch_lines_due(row_lines.size(), c.kw, kw); pf_next++)
+              prefetcht1(ptr[reg_pf_row + row_lines[pf_next]]);
         }
       }
       add(reg_src, reg_kh_step);

@@ -123,6 +123,49 @@ TEST(ConvDirect, EveryChunkGroupSize) {
   }
 }
 
+TEST(ConvDirect, LaneLoops) {
+  // Kernels whose kh-loop body would exceed ~1024 instructions fully unrolled run the input
+  // lanes of each tap in a loop (conv_direct_lane_unroll): 3x3 at 16 lanes on AVX-512,
+  // 5x5 / 7x7 at 8 lanes on AVX2. Each case checks the kernel is the rolled form ("_lu")
+  // and matches the reference: edge blocks with skipped taps, strides and dilations,
+  // channel tails, the embedded-broadcast form (one chunk) and the cold-weight prefetch.
+  for (Isa isa : jit_isas()) {
+    const int vlen = isa_lanes(isa);
+    struct Case { int ic, oc, ih, iw, k, stride_w, dilation_w, pad; const char* act; bool prefetch; };
+    const bool wide = isa == Isa::avx512;  // 16 lanes: 3x3 already rolls; 8 lanes: 7x7 does
+    const Case cases[] = {
+        {2 * vlen, 2 * vlen, 5, 30, wide ? 3 : 7, 1, 1, wide ? 1 : 3, "relu", false},
+        {3 * vlen, vlen + 5, 9, 47, wide ? 5 : 7, 2, 1, 2, "mish", false},
+        {2 * vlen, 3 * vlen, 11, 41, 7, 1, 2, 3, "none", true},
+        {2 * vlen, vlen, 9, 28, wide ? 3 : 7, 1, 1, wide ? 1 : 3, "leaky:0.1", false},  // one chunk
+    };
+    for (const Case& c : cases) {
+      ConvTester t;
+      t.isa(isa).ic(c.ic).oc(c.oc).input(c.ih, c.iw).kernel(c.k).stride(1, c.stride_w).dilation(1, c.dilation_w).pad(c.pad);
+      if (std::string(c.act) != "none") t.act(c.act);
+      t.test_direct(0, c.prefetch);
+      int oh = 0, ow = 0;
+      t.params().output_size(c.ih, c.iw, oh, ow);
+      ConvDirect::Tuning tuning;
+      tuning.expected_ow = ow;
+      tuning.prefetch_weights = c.prefetch;
+      const std::vector<float> w(static_cast<size_t>(c.ic) * c.oc * c.k * c.k, 0.5f), b(c.oc, 0.f);
+      ConvDirect direct(t.params(), w.data(), b.data(), isa, preferred_elempack(isa, c.ic),
+                        preferred_elempack(isa, c.oc), tuning);
+      direct.prepare(c.ih, c.iw);
+      EXPECT_NE(direct.describe().find("_lu"), std::string::npos) << direct.describe();
+    }
+  }
+  // 1x1 bodies stay unrolled.
+  for (Isa isa : jit_isas()) {
+    const std::vector<float> w(64 * 64, 0.5f), b(64, 0.f);
+    ConvDirect pointwise(ConvTester().ic(64).oc(64).kernel(1).params(), w.data(), b.data(), isa, isa_lanes(isa),
+                         isa_lanes(isa), ConvDirect::Tuning());
+    pointwise.prepare(56, 56);
+    EXPECT_EQ(pointwise.describe().find("_lu"), std::string::npos) << pointwise.describe();
+  }
+}
+
 TEST(ConvDirect, InputChannelBlocks) {
   // 1x1 groups whose weights outgrow L1 run as several calls per row over blocks of input
   // channels (the first from the bias, later ones from dst, the last one activating): full
