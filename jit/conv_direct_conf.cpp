@@ -94,7 +94,9 @@ constexpr int kTypicalWidth = 56;
 // median of 300 paired ratios): 3x3 64@56 1.054, 128@28 1.015, 256@14 1.019, 512@7 1.022,
 // 96@35 1.021, d2 64@56 1.044, 3x3s2 128 0.999; 1x1 bodies (~700 instructions) lose from
 // the loop (64->256 / 256->64 / 1024->256 / 256->128 s2: 1.01 / 0.97 / 0.97 / 0.92) and
-// stay unrolled; 2- and 4-lane loops measured alike.
+// stay unrolled. Loops of two iterations lose: 3x3 8-lane / 4-lane loop 1.01-1.10; 5x5
+// 40->120 (8 lanes, ~1760 instructions) full / 4-lane / 2-lane: 0.95-0.96 / 1 / 1.03-1.04 of
+// the 4-lane time.
 constexpr long kMaxKhBodyInstructions = 1024;
 
 }  // namespace
@@ -144,9 +146,13 @@ int conv_direct_lane_unroll(const ConvDirectConf& c) {
   // Instructions per input lane of one tap: the weight loads, then per pixel a broadcast
   // and ur_oc FMAs (or ur_oc FMAs with an embedded broadcast).
   const long per_lane = c.ur_oc + static_cast<long>(c.ur_w) * (c.ur_oc + (c.explicit_bcast ? 1 : 0));
-  int unroll = c.in_pack;
-  while (unroll % 2 == 0 && c.kw * unroll * per_lane > kMaxKhBodyInstructions) unroll /= 2;
-  return unroll;
+  auto body = [&](int lanes) { return c.kw * lanes * per_lane; };
+  if (body(c.in_pack) <= kMaxKhBodyInstructions) return c.in_pack;
+  // Rolled: at least four iterations per tap (two-iteration loops measured slower than both
+  // the full unroll and a four-iteration loop).
+  int unroll = c.in_pack / 4;
+  while (unroll > 1 && body(unroll) > kMaxKhBodyInstructions) unroll /= 2;
+  return std::max(1, unroll);
 }
 
 ConvDirectConf init_conv_direct_conf(Isa isa, const ConvDirectProblem& p, int chunks_in_group,

@@ -103,7 +103,8 @@ ConvDirectConf init_conv_direct_conf(Isa isa, const ConvDirectProblem& p, int ch
 
 // Lanes per lane-loop iteration for a configuration whose blocking is set: all of in_pack
 // unless the kh loop's body (kw taps x lanes, fully unrolled) outgrows the front end's
-// uop cache; then the largest halving of in_pack that fits.
+// uop cache; then the largest power of two up to in_pack / 4 that fits (at least four
+// iterations per tap).
 int conv_direct_lane_unroll(const ConvDirectConf& c);
 
 // Bytes between consecutive kh rows and between consecutive packed input channels of one
