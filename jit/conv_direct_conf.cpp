@@ -1,6 +1,7 @@
 #include "jit/conv_direct_conf.h"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include "jit/activation_emitter.h"
@@ -31,7 +32,13 @@ namespace {
 // block: ur_oc chunks x width pixels. Figures for Golden Cove / Zen 4 class cores: two
 // FMA pipes, two 512-bit (three 256-bit) loads and ~5 sustained uops per cycle, 4-cycle
 // FMA latency (each accumulator gets one FMA per step). When the group's weights do not
-// stay in L1 every weight vector streams from L2, at about one 64-byte line per 2 cycles.
+// stay in L1 every weight vector streams from L2, at about one 64-byte line per 2 cycles,
+// and each costs a further kWeightVectorCycles: without it, the input-pass cost below
+// moves 14-wide rows whose weights stream (3x3 256@14, 14 x 2 -> 5 x 4; AVX2 14 x 1 ->
+// 5 x 2) to narrow blocks that re-read the weights three times per row (2-10% slower with
+// the machine to itself); at 1.0 it would also undo 96@35's 3-chunk groups.
+constexpr double kWeightVectorCycles = 0.75;
+
 double step_cycles(Isa isa, int ur_oc, int width, bool explicit_bcast, bool weights_in_l1) {
   const double fmas = static_cast<double>(ur_oc) * width;
   const double loads = ur_oc + (explicit_bcast ? width : fmas);
@@ -39,6 +46,7 @@ double step_cycles(Isa isa, int ur_oc, int width, bool explicit_bcast, bool weig
   const double load_ports = isa == Isa::avx512 ? 2.0 : 3.0;
   double cycles = std::max({fmas / 2.0, loads / load_ports, uops / 5.0, 4.0});
   if (!weights_in_l1) cycles = std::max(cycles, 2.0 * ur_oc * (isa == Isa::avx512 ? 1.0 : 0.5));
+  if (!weights_in_l1) cycles += kWeightVectorCycles * ur_oc;
   return cycles + 0.25;  // loop and addressing overhead
 }
 
@@ -86,6 +94,16 @@ Blocking best_row_blocking(Isa isa, int ur_oc, const ConvDirectProblem& p, int o
 
 constexpr int kTypicalWidth = 56;
 
+// Cost of one pass of a chunk group over an input line, in cycles. The throughput model
+// alone sees no difference between 14 x 2 and 6 x 4 blocks on a 1x1 layer, but 2-chunk
+// groups read the input twice as often. Paired calls alternating in one process (ms of the
+// old choice / the new, median of 400 pairs), one thread, AVX-512: 1x1 64->256 @56
+// (ur_oc 2 -> 4) 1.04-1.14, 256->64 1.09-1.11, 256->128 s2 1.11, 32->64 @112 1.05,
+// 1024->256 @14 1.01; 3x3 96@35 (2 -> 3) 1.05-1.07, 512@7 (2 -> 3) 1.04-1.05, 7x7 s2 ic3
+// (2 -> 3) 1.05. AVX2 (1 -> 3 chunks of 8): 1x1 64->256 1.08, 256->128 s2 1.36, 7x7 s2 ic3
+// 1.27. Four cycles a line reproduces the 1x1 gap.
+constexpr double kInputLineCycles = 4.0;
+
 // Largest kh-loop body (all kw taps x unrolled lanes) left fully unrolled. A 3x3 tap over
 // 16 lanes at 14 x 2 is ~2100 instructions (~15 KB, and three such bodies for a row's
 // left-edge, interior and right-edge blocks): past the uop cache, and past half of it when
@@ -123,18 +141,24 @@ int conv_direct_ic_block(Isa isa, const ConvDirectProblem& p, int ur_oc) {
 int conv_direct_ur_oc(Isa isa, const ConvDirectProblem& p) {
   const int vlen = isa_lanes(isa);
   const int chunks = (p.oc + vlen - 1) / vlen;
-  const int max_ur = isa == Isa::avx512 ? 6 : 3;
+  // 5-6 chunks (4-pixel blocks) measured below 4: 1x1 1024->256 @14 0.97, 256->128 s2 0.98.
+  const int max_ur = isa == Isa::avx512 ? 4 : 3;
   const int ow = p.ow > 0 ? p.ow : kTypicalWidth;
+  // Every group reads the input rows again: the input lines one reduction step of a row
+  // brings in from L2 (each line serves in_pack lane steps of its pixel).
+  const double span_w = static_cast<double>(ow - 1) * p.sw + static_cast<double>(p.kw - 1) * p.dw + 1;
+  const double row_lines = static_cast<double>(p.ic) / p.in_pack * p.kh * std::ceil(span_w * p.in_pack * 4 / 64);
+  const double pass_cycles = kInputLineCycles * row_lines / (static_cast<double>(p.ic) * p.kh * p.kw);
   int best_ur = 1;
   double best_cycles = 1e30;
   for (int ur = 1; ur <= std::min(max_ur, chunks); ur++) {
     const int full = chunks / ur, rest = chunks % ur;
     ConvDirectProblem blocked = p;
     blocked.ic_block = conv_direct_ic_block(isa, p, ur);
-    double cycles = full * best_row_blocking(isa, ur, blocked, ow).cycles;
-    if (rest) cycles += best_row_blocking(isa, rest, blocked, ow).cycles;
+    double cycles = full * (best_row_blocking(isa, ur, blocked, ow).cycles + pass_cycles);
+    if (rest) cycles += best_row_blocking(isa, rest, blocked, ow).cycles + pass_cycles;
     // Prefer bigger groups on near ties: each group re-reads the input rows.
-    if (cycles < best_cycles * 0.985) {
+    if (cycles <= best_cycles * 1.015) {
       best_cycles = cycles;
       best_ur = ur;
     }
