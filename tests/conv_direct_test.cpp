@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "jit/conv_direct_conf.h"
 #include "tests/conv_tester.h"
 
 using namespace jitconv;
@@ -164,6 +165,30 @@ TEST(ConvDirect, LaneLoops) {
     pointwise.prepare(56, 56);
     EXPECT_EQ(pointwise.describe().find("_lu"), std::string::npos) << pointwise.describe();
   }
+}
+
+TEST(ConvDirect, ChunkGroupChoices) {
+  // The measured choices the cost model encodes (jit/conv_direct_conf.cpp): 1x1 layers
+  // take big chunk groups (each group re-reads the input), 14-wide rows whose weights
+  // stream from L2 keep one block per row, and groups stop at 4 chunks on AVX-512.
+  auto ur = [](Isa isa, int ic, int oc, int ow, int k, int sw) {
+    ConvDirectProblem p;
+    p.ic = ic;
+    p.oc = oc;
+    p.ow = ow;
+    p.kh = p.kw = k;
+    p.sw = sw;
+    p.in_pack = p.out_pack = isa_lanes(isa);
+    return conv_direct_ur_oc(isa, p);
+  };
+  EXPECT_EQ(ur(Isa::avx512, 64, 256, 56, 1, 1), 4);
+  EXPECT_EQ(ur(Isa::avx512, 256, 128, 28, 1, 2), 4);
+  EXPECT_EQ(ur(Isa::avx512, 1024, 256, 14, 1, 1), 4);
+  EXPECT_EQ(ur(Isa::avx512, 96, 96, 35, 3, 1), 3);
+  EXPECT_EQ(ur(Isa::avx512, 256, 256, 14, 3, 1), 2);
+  EXPECT_EQ(ur(Isa::avx512, 64, 64, 56, 3, 1), 2);
+  EXPECT_EQ(ur(Isa::avx2, 64, 256, 56, 1, 1), 3);
+  EXPECT_EQ(ur(Isa::avx2, 256, 256, 14, 3, 1), 1);
 }
 
 TEST(ConvDirect, InputChannelBlocks) {
