@@ -15,7 +15,7 @@ std::string ConvDirectConf::name() const {
      << in_pack << "to" << out_pack << "_iw" << iw << "ow" << ow << "pl" << pad_left << "_ic" << ic_groups << "_ur"
      << ur_w << "x" << ur_oc;
   if (last_chunk_lanes != vlen) os << "_lanes" << last_chunk_lanes;
-  if (lane_unroll < in_pack) os << "_lu" << lane_unroll;
+  if (lane_unroll > 0 && lane_unroll < in_pack) os << "_lu" << lane_unroll;
   if (!explicit_bcast) os << "_eb";
   if (bias) os << "_bias";
   if (residual) os << "_res";
@@ -150,7 +150,7 @@ int conv_direct_ur_oc(Isa isa, const ConvDirectProblem& p) {
   const double row_lines = static_cast<double>(p.ic) / p.in_pack * p.kh * std::ceil(span_w * p.in_pack * 4 / 64);
   const double pass_cycles = kInputLineCycles * row_lines / (static_cast<double>(p.ic) * p.kh * p.kw);
   int best_ur = 1;
-  double best_cycles = 1e30;
+  double min_cycles = 1e30;  // the cheapest group size's cost: near ties are judged against it
   for (int ur = 1; ur <= std::min(max_ur, chunks); ur++) {
     const int full = chunks / ur, rest = chunks % ur;
     ConvDirectProblem blocked = p;
@@ -158,10 +158,8 @@ int conv_direct_ur_oc(Isa isa, const ConvDirectProblem& p) {
     double cycles = full * (best_row_blocking(isa, ur, blocked, ow).cycles + pass_cycles);
     if (rest) cycles += best_row_blocking(isa, rest, blocked, ow).cycles + pass_cycles;
     // Prefer bigger groups on near ties: each group re-reads the input rows.
-    if (cycles <= best_cycles * 1.015) {
-      best_cycles = cycles;
-      best_ur = ur;
-    }
+    min_cycles = std::min(min_cycles, cycles);
+    if (cycles <= min_cycles * 1.015) best_ur = ur;
   }
   return best_ur;
 }

@@ -48,8 +48,8 @@ struct ConvDirectConf {
   // per FMA.
   bool explicit_bcast = true;
   // Input lanes per iteration of the lane loop inside each kernel tap (divides in_pack;
-  // in_pack: the lanes fully unrolled). See conv_direct_lane_unroll.
-  int lane_unroll = 1;
+  // in_pack or 0: the lanes fully unrolled). See conv_direct_lane_unroll.
+  int lane_unroll = 0;
 
   bool bias = false;
   // Add the residual (laid out like dst, at dst + args.residual_offset) before the
@@ -104,7 +104,7 @@ ConvDirectConf init_conv_direct_conf(Isa isa, const ConvDirectProblem& p, int ch
 // Lanes per lane-loop iteration for a configuration whose blocking is set: all of in_pack
 // unless the kh loop's body (kw taps x lanes, fully unrolled) outgrows the front end's
 // uop cache; then the largest power of two up to in_pack / 4 that fits (at least four
-// iterations per tap).
+// iterations per tap), or 1 when none does.
 int conv_direct_lane_unroll(const ConvDirectConf& c);
 
 // Bytes between consecutive kh rows and between consecutive packed input channels of one

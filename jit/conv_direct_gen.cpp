@@ -29,7 +29,7 @@ ConvDirectGenerator::ConvDirectGenerator(const ConvDirectConf& conf)
   const int regs = conf.isa == Isa::avx512 ? 32 : 16;
   const int used = conf.ur_w * conf.ur_oc + conf.ur_oc + (explicit_bcast_ ? 1 : 0);
   if (used > regs) fail(conf.name(), ": register block needs ", used, " vector registers");
-  if (conf.lane_unroll < 1 || conf.in_pack % conf.lane_unroll != 0)
+  if (conf.lane_unroll < 0 || (conf.lane_unroll > 0 && conf.in_pack % conf.lane_unroll != 0))
     fail(conf.name(), ": lane_unroll ", conf.lane_unroll, " does not divide the input elempack ", conf.in_pack);
 }
 
@@ -143,7 +143,8 @@ void ConvDirectGenerator::emit_reduction(const Block& block) {
     jz(l_kh_done, T_NEAR);
     L(l_kh);
     {
-      // The row prefetches, spread evenly over the kw x lane steps (kh is 1 with them).
+      // The row prefetches (kh is 1 with them), spread evenly over the kw x lane steps, or
+      // issued per tap when the lanes are rolled.
       size_t pf_next = 0;
       for (int kw = 0; kw < c.kw; kw++) {
         // Pixels of this block whose tap kw lies inside the input.
@@ -153,7 +154,7 @@ void ConvDirectGenerator::emit_reduction(const Block& block) {
         if (pixels.empty()) continue;
         // The lanes in a loop of lane_unroll-lane iterations: a fully unrolled tap of 16
         // lanes is ~700 instructions, and the kh loop body (all taps) outgrows the uop cache.
-        const int unroll = c.lane_unroll;
+        const int unroll = c.lane_unroll > 0 ? c.lane_unroll : ip;
         const bool rolled = unroll < ip;
         Label l_lane;
         if (rolled) {
@@ -190,6 +191,8 @@ void ConvDirectGenerator::emit_reduction(const Block& block) {
               prefetcht1(ptr[reg_pf_row + row_lines[pf_next]]);
         }
       }
+      // Lines due at trailing taps that fall entirely in the padding (skipped above).
+      for (; pf_next < row_lines.size(); pf_next++) prefetcht1(ptr[reg_pf_row + row_lines[pf_next]]);
       add(reg_src, reg_kh_step);
       add(reg_w, kh_w_stride);
       dec(reg_kh_iter);

@@ -33,6 +33,9 @@ ConvDirect::ConvDirect(const ConvParams& params, const float* weights, const flo
   shape.ow = tuning.expected_ow;
   shape.kh = params.kh;
   shape.kw = params.kw;
+  shape.sw = params.sw;
+  shape.dh = params.dh;
+  shape.dw = params.dw;
   shape.in_pack = in_pack;
   shape.out_pack = out_pack;
   shape.act = params.act;

@@ -113,8 +113,9 @@ TEST(ConvDirect, HeadlineShapesSmallBatch) {
 }
 
 TEST(ConvDirect, EveryChunkGroupSize) {
-  // The weight layout and register block follow ur_oc; force each size the model may pick,
-  // with oc tails so that the last group is partial.
+  // The weight layout and register block follow ur_oc; force each size the generator
+  // supports (the cost model stops at 4 on AVX-512), with oc tails so that the last group
+  // is partial.
   for (Isa isa : jit_isas()) {
     const int max_ur = isa == Isa::avx512 ? 6 : 3;
     for (int ur = 1; ur <= max_ur; ur++)
@@ -137,7 +138,7 @@ TEST(ConvDirect, LaneLoops) {
     const Case cases[] = {
         {2 * vlen, 2 * vlen, 5, 30, wide ? 3 : 7, 1, 1, wide ? 1 : 3, "relu", false},
         {3 * vlen, vlen + 5, 9, 47, wide ? 5 : 7, 2, 1, 2, "mish", false},
-        {2 * vlen, 3 * vlen, 11, 41, 7, 1, 2, 3, "none", true},
+        {2 * vlen, 5 * vlen, 11, 41, 7, 1, 2, 3, "none", true},  // several groups: the prefetch runs
         {2 * vlen, vlen, 9, 28, wide ? 3 : 7, 1, 1, wide ? 1 : 3, "leaky:0.1", false},  // one chunk
     };
     for (const Case& c : cases) {
@@ -156,6 +157,23 @@ TEST(ConvDirect, LaneLoops) {
       direct.prepare(c.ih, c.iw);
       EXPECT_NE(direct.describe().find("_lu"), std::string::npos) << direct.describe();
     }
+  }
+  // A 1x7 kernel on an input past half of L2: rolled lanes with the input-row prefetch
+  // (issued per tap), including edge blocks whose last taps are all padding.
+  for (Isa isa : jit_isas()) {
+    const int vlen = isa_lanes(isa);
+    const int ic = 2 * vlen;
+    const int side = static_cast<int>(std::sqrt(static_cast<double>(cpu_info().l2_bytes) / 2 / (4.0 * ic))) + 3;
+    ConvTester t;
+    t.isa(isa).ic(ic).oc(3 * vlen).input(side, side).kernel(1, 7).pad(0, 3, 0, 3).act("relu");
+    t.test_direct();
+    ConvDirect::Tuning tuning;
+    tuning.expected_ow = side;
+    const std::vector<float> w(static_cast<size_t>(ic) * 3 * vlen * 7, 0.5f), b(3 * vlen, 0.f);
+    ConvDirect direct(t.params(), w.data(), b.data(), isa, vlen, vlen, tuning);
+    direct.prepare(side, side);
+    EXPECT_NE(direct.describe().find("_lu"), std::string::npos) << direct.describe();
+    EXPECT_NE(direct.describe().find("_pfr"), std::string::npos) << direct.describe();
   }
   // 1x1 bodies stay unrolled.
   for (Isa isa : jit_isas()) {
