@@ -28,7 +28,9 @@ constexpr int kGemmMinChannelsKxK = 1 << 30;   // measured: never for k x k here
 struct WinogradRow {
   int max_output;        // min(oh, ow) at most this ...
   int min_channels;      // ... and min(ic, oc) at least this ...
-  const char* algo;      // ... prefer this variant.
+  const char* algo;      // ... prefer this variant ...
+  int min_output = 0;    // ... when min(oh, ow) is at least this ...
+  bool tight_tiles = false;  // ... and its 6x6 tiles pad oh and ow no more than F(4,3)'s 4x4.
 };
 // First matching row wins; unknown shapes take F(4,3). Small outputs waste the big tiles'
 // padding, and their transformed weights (alpha^2/9 x the original) outgrow L2 and stream
@@ -36,12 +38,19 @@ struct WinogradRow {
 // Medians of 4 interleaved rounds, one thread, x oneDNN (F23 / F43 / F63), with that
 // prefetch: 512@7 1.53/0.84/0.42, 384->256@13 1.55/1.87/1.22, 256@14 1.75/2.25/1.59,
 // 128@28 1.73/2.78/2.76, 96@35 1.51/2.44/2.42, 64@56 1.60/2.57/2.49, 32->128@28
-// 1.45/2.30/2.16, 16->64@56 1.14/1.91/1.80. F(6,3) no longer wins anywhere (before the
-// prefetch it led F(4,3) by 2-6% on one thread at 64..128 channels), and on two threads
-// its fewer tiles and larger U scale worse (F43 / F63 ms: 64@56 0.33/0.37, 96@35
-// 0.28/0.36, 128@28 0.35/0.41).
+// 1.45/2.30/2.16, 16->64@56 1.14/1.91/1.80.
+// F(6,3) needs 1.27x fewer multiplications than F(4,3) per output, which its heavier
+// transforms and 1.8x larger U eat up unless its tiles fit the output as tightly as F(4,3)'s.
+// Paired calls alternating in one process (F(4,3) ms / F(6,3) ms, median of 300 pairs, one /
+// two threads): tiles as tight: 96@35 1.05 / 1.10, 48@35 1.14 / 1.02, 32@48 1.08 / 1.06,
+// 96@24 1.10 / 1.07, 128@24 1.09 / 1.06, 192@17 1.12 / 1.10, 256@18 1.28-1.30 / 1.11-1.16,
+// 128@18 1.03 / 1.06-1.10, 128@17 0.98 / 1.04, 64@24 0.99-1.02 / 0.95-0.99, 64@35 1.01 /
+// 1.07, 32->64@24 1.06 / 0.97; AVX2, one thread: 96@35 1.16, 48@35 1.18, 128@24 1.16,
+// 192@17 1.37, 256@18 1.50, 64@24 1.06. Tiles looser: 64@56 0.95 / 0.94, 128@28 0.86 / 0.90;
+// and 64@12 (2x2 tiles of 6) 0.90 / 0.78, hence the 16 floor.
 constexpr WinogradRow kWinogradRows[] = {
     {7, 0, "winograd23"},
+    {1 << 30, 0, "winograd63", 16, true},
     {1 << 30, 0, "winograd43"},
 };
 // Inside a network whose weights outgrow the cache (Option::weights_cold) every layer's
@@ -61,6 +70,9 @@ constexpr WinogradRow kWinogradRowsCold[] = {
     {14, 128, "winograd23"},
     {1 << 30, 0, "winograd43"},
 };
+
+// Output extent covered by tiles of m outputs.
+int tile_cover(int size, int m) { return (size + m - 1) / m * m; }
 
 bool winograd_enabled(const std::string& algo, const Option& opt) {
   if (!opt.use_winograd_convolution) return false;
@@ -131,7 +143,8 @@ PathChoice choose_conv_path(const ConvParams& p, Isa isa, const Option& opt, int
     if (out > 0)
       for (size_t r = 0; r < row_count; r++) {
         const WinogradRow& row = rows[r];
-        if (out <= row.max_output && std::min(p.ic, p.oc) >= row.min_channels) {
+        if (out <= row.max_output && std::min(p.ic, p.oc) >= row.min_channels && out >= row.min_output &&
+            (!row.tight_tiles || (tile_cover(oh, 6) <= tile_cover(oh, 4) && tile_cover(ow, 6) <= tile_cover(ow, 4)))) {
           preferred = row.algo;
           break;
         }

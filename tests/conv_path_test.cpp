@@ -69,7 +69,16 @@ TEST(ConvPath, FollowsTheTable) {
   EXPECT_EQ(choose_conv_path(params(256, 256, 3), isa, opt, 14, 14).algo, "winograd43");
   EXPECT_EQ(choose_conv_path(params(48, 192, 3), isa, opt, 14, 14).algo, "winograd43");
   EXPECT_EQ(choose_conv_path(params(128, 128, 3), isa, opt, 28, 28).algo, "winograd43");
-  EXPECT_EQ(choose_conv_path(params(96, 96, 3), isa, opt, 35, 35).algo, "winograd43");
+  // F(6,3) where its tiles cover the output as tightly as F(4,3)'s, from 16 up.
+  EXPECT_EQ(choose_conv_path(params(96, 96, 3), isa, opt, 35, 35).algo, "winograd63");
+  EXPECT_EQ(choose_conv_path(params(192, 192, 3), isa, opt, 17, 17).algo, "winograd63");
+  EXPECT_EQ(choose_conv_path(params(256, 256, 3), isa, opt, 18, 18).algo, "winograd63");
+  EXPECT_EQ(choose_conv_path(params(64, 64, 3), isa, opt, 12, 12).algo, "winograd43");
+  EXPECT_EQ(choose_conv_path(params(64, 64, 3), isa, opt, 56, 56).algo, "winograd43");
+  EXPECT_EQ(choose_conv_path(params(96, 96, 3), isa, opt, 35, 28).algo, "winograd43");  // 28 wide: 30 vs 28
+  Option no63 = opt;
+  no63.use_winograd63_convolution = false;
+  EXPECT_EQ(choose_conv_path(params(96, 96, 3), isa, no63, 35, 35).algo, "winograd43");
   EXPECT_EQ(choose_conv_path(params(32, 128, 3), isa, opt, 28, 28).algo, "winograd43");
   EXPECT_EQ(choose_conv_path(params(128, 128, 3), isa, opt).algo, "winograd43");  // shape unknown
   // Weights streaming from memory (a large network): the measured cold table.
@@ -81,6 +90,7 @@ TEST(ConvPath, FollowsTheTable) {
   EXPECT_EQ(choose_conv_path(params(64, 64, 3), isa, cold, 56, 56).algo, "winograd43");
   EXPECT_EQ(choose_conv_path(params(192, 128, 3), isa, cold, 13, 13).algo, "winograd23");
   EXPECT_EQ(choose_conv_path(params(64, 192, 3), isa, cold, 13, 13).algo, "winograd43");
+  EXPECT_EQ(choose_conv_path(params(96, 96, 3), isa, cold, 35, 35).algo, "winograd43");  // no F(6,3) row
   Option two = opt;
   two.num_threads = 2;
   EXPECT_EQ(choose_conv_path(params(128, 128, 3), isa, two, 28, 28).algo, "winograd43");
