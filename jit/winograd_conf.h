@@ -26,9 +26,8 @@ struct WinogradTransformConf {
   bool stack_pass = false;  // force the two-pass form through a stack buffer (tests compare the forms)
 
   // On AVX-512 a group of columns of a tile stays in registers between the two passes
-  // (F(2,3) and F(4,3) both ways, the F(6,3) input; F(6,3)'s output column groups and
-  // output row pointers outgrow the registers); the others go through a stack buffer.
-  bool in_registers() const { return !stack_pass && isa == Isa::avx512 && (m != 6 || input); }
+  // (every variant, both ways); AVX2's 16 vectors go through a stack buffer.
+  bool in_registers() const { return !stack_pass && isa == Isa::avx512; }
   std::string name() const;
 };
 

@@ -1,7 +1,7 @@
 // Emits a Winograd transform kernel from a WinogradTransformConf (see winograd_conf.h).
 // Two passes per tile: the rows (alpha values each), then the columns. The 1-D
 // transforms are the factored B^T / A^T of the points {0, +-1, +-2, +-1/2} and infinity.
-// Where the register file holds them (conf.in_registers(): AVX-512 F(2,3), F(4,3)), the
+// Where the register file holds them (conf.in_registers(): AVX-512), the
 // row pass computes one group of output columns of every row into registers and the
 // column pass transforms them straight out, overwriting dead values (no stack round
 // trip, no register copies; F(4,3), TSC ticks per tile of 16 channels, V / M in L2:
@@ -51,6 +51,7 @@ class WinogradTransformGenerator : public JitGenerator {
   // The register-resident forms (winograd_reg_gen.cpp); same arithmetic, same results.
   void generate_input_in_registers();
   void generate_output_in_registers();
+  void generate_output63_in_registers();  // F(6,3): its own register and pointer plan
 
   WinogradTransformConf conf_;
   ActivationEmitter activation_;

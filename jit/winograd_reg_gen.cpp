@@ -1,12 +1,12 @@
-// The register-resident forms of the Winograd transforms (AVX-512: F(2,3) and F(4,3)
-// both ways, the F(6,3) input).
+// The register-resident forms of the Winograd transforms (AVX-512, every variant both
+// ways).
 //
 // The stack form transforms every row of a tile into a stack buffer and reads it back for
 // the column pass: 36 extra stores and loads per F(4,3) tile, and the 1-D transforms copy
 // registers to keep their inputs. Here the row pass computes one group of output columns
 // of every row (columns that share subexpressions: F(4,3) input {0} {5} {1,2} {3,4},
-// output {0,2} {1,3}; F(6,3) input {0} {7} {1,2} {3,4} {5,6}; all four columns of
-// F(2,3)) into registers, reading its inputs as
+// output {0,2} {1,3}; F(6,3) input {0} {7} {1,2} {3,4} {5,6}, output {0,2,4} {1,3,5};
+// all four columns of F(2,3)) into registers, reading its inputs as
 // memory operands, and the column pass transforms those registers straight to memory,
 // overwriting values as they die. Each output is the same sequence of roundings as the
 // stack form (same factorization, operands only commuted), so both give identical bits.
@@ -294,6 +294,10 @@ void WinogradTransformGenerator::generate_input_in_registers() {
 }
 
 void WinogradTransformGenerator::generate_output_in_registers() {
+  if (conf_.m == 6) {
+    generate_output63_in_registers();
+    return;
+  }
   const WinogradTransformConf& c = conf_;
   const int A = c.m + 2;
   const long vbytes = c.vlen * 4L;
@@ -397,6 +401,143 @@ void WinogradTransformGenerator::generate_output_in_registers() {
         row_results[i] = row_columns(group);
       }
       for (size_t g = 0; g < group.size(); g++) column_out(column_of(row_results, g), group[g]);
+    }
+  });
+  postamble();
+  emit_table();
+  activation_.emit_table();
+}
+
+}  // namespace jitconv
+
+namespace jitconv {
+
+// F(6,3) output: groups {0, 2, 4} (pair sums) and {1, 3, 5} (pair differences) of 8 rows
+// are 24 registers. General-purpose registers are short (six output rows, which the
+// residual needs as single registers, besides the tile arguments), so the row pass reads
+// the 8 positions of a row from two pointers (positions 0-3 and 4-7, at +0 / s1 / 2 s1 /
+// 3 s1 from each) and constants stay memory operands.
+void WinogradTransformGenerator::generate_output63_in_registers() {
+  const WinogradTransformConf& c = conf_;
+  const int A = 8;
+  const long vbytes = c.vlen * 4L;
+  for (int r = 31; r >= 0; r--) free_.push_back(r);
+  if (c.bias) bias_reg_ = take();
+  const Reg64 src = reg_src, dst = reg_dst;
+  const Reg64 s1 = r11, s3 = r12, row_lo = rax, row_hi = r13;  // row_hi also the row stride at tile start
+  const Reg64 out_rows[6] = {rbx, rcx, rdx, rbp, r14, r15};
+  // reg_residual (rsi) holds residual_offset.
+
+  preamble();
+  load_tile_args();
+  mov(s1, ptr[reg_args + offsetof(WinogradTransformArgs, src_stride)]);
+  lea(s3, ptr[s1 + s1 * 2]);
+  if (c.residual) mov(reg_residual, ptr[reg_args + offsetof(WinogradTransformArgs, residual_offset)]);
+  if (c.bias) {
+    mov(out_rows[0], ptr[reg_args + offsetof(WinogradTransformArgs, bias)]);
+    vmovups(vec(bias_reg_), ptr[out_rows[0]]);
+  }
+  auto in = [&](int j) {
+    const Reg64& base = j < 4 ? row_lo : row_hi;
+    switch (j % 4) {
+      case 0: return ptr[base];
+      case 1: return ptr[base + s1];
+      case 2: return ptr[base + s1 * 2];
+      default: return ptr[base + s3];
+    }
+  };
+  // Row pass (stack form: pair sums / differences, then the outputs, same association).
+  auto row_columns = [&](bool even) {
+    const int a = take(), b = take(), e = take();
+    vmovups(vec(a), in(1));
+    vmovups(vec(b), in(3));
+    vmovups(vec(e), in(5));
+    if (even) {
+      vaddps(vec(a), vec(a), in(2));  // s12
+      vaddps(vec(b), vec(b), in(4));  // s34
+      vaddps(vec(e), vec(e), in(6));  // s56
+      const int y0 = take(), y2 = take();
+      vaddps(vec(y0), vec(a), in(0));  // y0 = t0 + s12 + s34 + s56
+      vaddps(vec(y0), vec(y0), vec(b));
+      vaddps(vec(y0), vec(y0), vec(e));
+      vmovaps(vec(y2), vec(a));  // y2 = s12 + 4 s34 + s56 / 4
+      vfmadd231ps(vec(y2), vec(b), constant(kC4));
+      vfmadd231ps(vec(y2), vec(e), constant(kC0_25));
+      vfmadd231ps(vec(a), vec(b), constant(kC16));  // y4 = s12 + 16 s34 + s56 / 16
+      vfmadd231ps(vec(a), vec(e), constant(kC0_0625));
+      give(e);
+      give(b);
+      return std::vector<int>{y0, y2, a};
+    }
+    vsubps(vec(a), vec(a), in(2));  // d12
+    vsubps(vec(b), vec(b), in(4));  // d34
+    vsubps(vec(e), vec(e), in(6));  // d56
+    const int y5 = take(), y3 = take();
+    vaddps(vec(y5), vec(a), in(7));  // y5 = d12 + t7 + 32 d34 + d56 / 32
+    vfmadd231ps(vec(y5), vec(b), constant(kC32));
+    vfmadd231ps(vec(y5), vec(e), constant(kC0_03125));
+    vmovaps(vec(y3), vec(a));  // y3 = d12 + 8 d34 + d56 / 8
+    vfmadd231ps(vec(y3), vec(b), constant(kC8));
+    vfmadd231ps(vec(y3), vec(e), constant(kC0_125));
+    vfmadd231ps(vec(a), vec(b), constant(kC2));  // y1 = d12 + 2 d34 + d56 / 2
+    vfmadd231ps(vec(a), vec(e), constant(kC0_5));
+    give(e);
+    give(b);
+    return std::vector<int>{a, y3, y5};
+  };
+  // Column pass: t (column k of the row results, dead afterwards) -> output column k.
+  auto column_out = [&](std::vector<int> t, int k) {
+    auto put = [&](int r, int reg) { store(Lane{out_rows[r], k * vbytes}, reg, true); };
+    const int d12 = take();
+    vsubps(vec(d12), vec(t[1]), vec(t[2]));
+    vaddps(vec(t[1]), vec(t[1]), vec(t[2]));  // s12
+    const int d34 = t[2];
+    vsubps(vec(d34), vec(t[3]), vec(t[4]));
+    vaddps(vec(t[3]), vec(t[3]), vec(t[4]));  // s34
+    const int d56 = t[4];
+    vsubps(vec(d56), vec(t[5]), vec(t[6]));
+    vaddps(vec(t[5]), vec(t[5]), vec(t[6]));  // s56
+    const int s12 = t[1], s34 = t[3], s56 = t[5], spare = t[6];
+    vaddps(vec(t[0]), vec(t[0]), vec(s12));
+    vaddps(vec(t[0]), vec(t[0]), vec(s34));
+    vaddps(vec(t[0]), vec(t[0]), vec(s56));
+    put(0, t[0]);
+    vaddps(vec(t[7]), vec(d12), vec(t[7]));  // y5
+    vfmadd231ps(vec(t[7]), vec(d34), constant(kC32));
+    vfmadd231ps(vec(t[7]), vec(d56), constant(kC0_03125));
+    put(5, t[7]);
+    vmovaps(vec(spare), vec(d12));  // y3
+    vfmadd231ps(vec(spare), vec(d34), constant(kC8));
+    vfmadd231ps(vec(spare), vec(d56), constant(kC0_125));
+    put(3, spare);
+    vfmadd231ps(vec(d12), vec(d34), constant(kC2));  // y1
+    vfmadd231ps(vec(d12), vec(d56), constant(kC0_5));
+    put(1, d12);
+    vmovaps(vec(t[0]), vec(s12));  // y2 (t0 is stored and free)
+    vfmadd231ps(vec(t[0]), vec(s34), constant(kC4));
+    vfmadd231ps(vec(t[0]), vec(s56), constant(kC0_25));
+    put(2, t[0]);
+    vfmadd231ps(vec(s12), vec(s34), constant(kC16));  // y4
+    vfmadd231ps(vec(s12), vec(s56), constant(kC0_0625));
+    put(4, s12);
+    give(d12);
+    for (int reg : t) give(reg);
+  };
+
+  tile_loop([&] {
+    mov(row_hi, ptr[reg_args + offsetof(WinogradTransformArgs, dst_stride)]);
+    mov(out_rows[0], dst);
+    for (int r = 1; r < 6; r++) lea(out_rows[r], ptr[out_rows[r - 1] + row_hi]);
+    for (bool even : {true, false}) {
+      std::vector<std::vector<int>> row_results(A);
+      mov(row_lo, src);
+      for (int i = 0; i < A; i++) {
+        if (i > 0) lea(row_lo, ptr[row_lo + s1 * 8]);
+        lea(row_hi, ptr[row_lo + s1 * 4]);
+        row_results[i] = row_columns(even);
+      }
+      const int first = even ? 0 : 1;
+      for (size_t g = 0; g < 3; g++) column_out(column_of(row_results, g), first + 2 * static_cast<int>(g));
     }
   });
   postamble();
