@@ -45,8 +45,8 @@ double step_cycles(Isa isa, int ur_oc, int width, bool explicit_bcast, bool weig
   const double uops = fmas + ur_oc + (explicit_bcast ? width : 0);
   const double load_ports = isa == Isa::avx512 ? 2.0 : 3.0;
   double cycles = std::max({fmas / 2.0, loads / load_ports, uops / 5.0, 4.0});
-  if (!weights_in_l1) cycles = std::max(cycles, 2.0 * ur_oc * (isa == Isa::avx512 ? 1.0 : 0.5));
-  if (!weights_in_l1) cycles += kWeightVectorCycles * ur_oc;
+  if (!weights_in_l1)
+    cycles = std::max(cycles, 2.0 * ur_oc * (isa == Isa::avx512 ? 1.0 : 0.5)) + kWeightVectorCycles * ur_oc;
   return cycles + 0.25;  // loop and addressing overhead
 }
 

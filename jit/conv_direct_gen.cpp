@@ -122,6 +122,10 @@ void ConvDirectGenerator::emit_reduction(const Block& block) {
   mov(qword[rsp + kIcCounterSlot], c.ic_groups);
   const int pf_lines = prefetch_lines_per_step();
   const std::vector<long> row_lines = c.prefetch_next_row ? block_input_lines(block) : std::vector<long>();
+  // The lanes in a loop of lane_unroll-lane iterations: a fully unrolled tap of 16 lanes
+  // is ~700 instructions, and the kh loop body (all taps) outgrows the uop cache.
+  const int unroll = c.lane_unroll > 0 ? c.lane_unroll : ip;
+  const bool rolled = unroll < ip;
   L(l_ic);
   {
     if (pf_lines > 0) {  // reg_src is free until it is set below
@@ -146,25 +150,23 @@ void ConvDirectGenerator::emit_reduction(const Block& block) {
       // The row prefetches (kh is 1 with them), spread evenly over the kw x lane steps, or
       // issued per tap when the lanes are rolled.
       size_t pf_next = 0;
+      auto prefetch_rows_until = [&](size_t due) {
+        for (; pf_next < due; pf_next++) prefetcht1(ptr[reg_pf_row + row_lines[pf_next]]);
+      };
       for (int kw = 0; kw < c.kw; kw++) {
         // Pixels of this block whose tap kw lies inside the input.
         std::vector<int> pixels;
         for (int j = 0; j < block.width; j++)
           if (block.clean || tap_inside(block_col + j * c.sw + kw * c.dw)) pixels.push_back(j);
         if (pixels.empty()) continue;
-        // The lanes in a loop of lane_unroll-lane iterations: a fully unrolled tap of 16
-        // lanes is ~700 instructions, and the kh loop body (all taps) outgrows the uop cache.
-        const int unroll = c.lane_unroll > 0 ? c.lane_unroll : ip;
-        const bool rolled = unroll < ip;
         Label l_lane;
         if (rolled) {
           mov(qword[rsp + kLaneCounterSlot], ip / unroll);
           L(l_lane);
         }
-        for (int u = 0; u < (rolled ? unroll : ip); u++) {
-          const int lane = u;  // relative to the pointers, which advance when rolled
-          for (; !rolled && pf_next < prefetch_lines_due(row_lines.size(), c.kw * ip, kw * ip + lane); pf_next++)
-            prefetcht1(ptr[reg_pf_row + row_lines[pf_next]]);
+        // lane: relative to the pointers, which advance when rolled.
+        for (int lane = 0; lane < (rolled ? unroll : ip); lane++) {
+          if (!rolled) prefetch_rows_until(prefetch_lines_due(row_lines.size(), c.kw * ip, kw * ip + lane));
           const long w_off = (static_cast<long>(kw * ip + lane) * c.ur_oc) * c.vlen * 4;
           for (int oc = 0; oc < c.ur_oc; oc++) vmovups(vreg(weight_reg(oc)), ptr[reg_w + w_off + oc * c.vlen * 4]);
           for (int j : pixels) {
@@ -186,13 +188,10 @@ void ConvDirectGenerator::emit_reduction(const Block& block) {
           jnz(l_lane, T_NEAR);
           sub(reg_src, ip * 4);
           sub(reg_w, static_cast<long>(ip) * c.ur_oc * c.vlen * 4);
-          if (!row_lines.empty())  // rolled lanes: this tap's share of the row prefetches at once
-            for (; pf_next < prefetch_lines_due(row_lines.size(), c.kw, kw); pf_next++)
-              prefetcht1(ptr[reg_pf_row + row_lines[pf_next]]);
+          prefetch_rows_until(prefetch_lines_due(row_lines.size(), c.kw, kw));  // this tap's share at once
         }
       }
-      // Lines due at trailing taps that fall entirely in the padding (skipped above).
-      for (; pf_next < row_lines.size(); pf_next++) prefetcht1(ptr[reg_pf_row + row_lines[pf_next]]);
+      prefetch_rows_until(row_lines.size());  // lines due at trailing all-padding taps (skipped above)
       add(reg_src, reg_kh_step);
       add(reg_w, kh_w_stride);
       dec(reg_kh_iter);

@@ -57,14 +57,22 @@ std::vector<std::vector<int>> input_groups(int m) {
 }
 std::vector<std::vector<int>> output_groups(int m) {
   if (m == 2) return {{0, 1}};
+  if (m == 6) return {{0, 2, 4}, {1, 3, 5}};
   return {{0, 2}, {1, 3}};
 }
 
-// Column g of the row pass's results: the registers the column pass transforms.
-std::vector<int> column_of(const std::vector<std::vector<int>>& row_results, size_t g) {
-  std::vector<int> column;
-  for (const std::vector<int>& row : row_results) column.push_back(row[g]);
-  return column;
+// One group of a tile: the row pass over `rows` rows (row_pass(r) returns the registers
+// holding the group's columns of row r), then the column pass on each column of the group
+// (column_pass(its registers, top to bottom; its column index)).
+template <typename RowPass, typename ColumnPass>
+void rows_then_columns(int rows, const std::vector<int>& group, RowPass row_pass, ColumnPass column_pass) {
+  std::vector<std::vector<int>> row_results(rows);
+  for (int r = 0; r < rows; r++) row_results[r] = row_pass(r);
+  for (size_t g = 0; g < group.size(); g++) {
+    std::vector<int> column;
+    for (const std::vector<int>& row : row_results) column.push_back(row[g]);
+    column_pass(column, group[g]);
+  }
 }
 
 }  // namespace
@@ -274,20 +282,18 @@ void WinogradTransformGenerator::generate_input_in_registers() {
   };
 
   tile_loop([&] {
-    for (const std::vector<int>& group : input_groups(c.m)) {
-      std::vector<std::vector<int>> row_results(A);
-      for (int r = 0; r < A; r++) row_results[r] = row_columns(group, r);
-      for (size_t g = 0; g < group.size(); g++) {
-        const int j = group[g];
-        if (j == 0) {
-          mov(column, dst);
-        } else {
-          imul(column, panel, j);
-          add(column, dst);
-        }
-        column_out(column_of(row_results, g));
-      }
-    }
+    for (const std::vector<int>& group : input_groups(c.m))
+      rows_then_columns(
+          A, group, [&](int r) { return row_columns(group, r); },
+          [&](const std::vector<int>& t, int j) {
+            if (j == 0) {
+              mov(column, dst);
+            } else {
+              imul(column, panel, j);
+              add(column, dst);
+            }
+            column_out(t);
+          });
   });
   postamble();
   emit_table();
@@ -394,13 +400,14 @@ void WinogradTransformGenerator::generate_output_in_registers() {
     mov(out_rows[0], dst);
     for (int r = 1; r < c.m; r++) lea(out_rows[r], ptr[out_rows[r - 1] + row_dst]);
     for (const std::vector<int>& group : output_groups(c.m)) {
-      std::vector<std::vector<int>> row_results(A);
       mov(position_row, src);
-      for (int i = 0; i < A; i++) {
-        if (i > 0) add(position_row, position_rows);
-        row_results[i] = row_columns(group);
-      }
-      for (size_t g = 0; g < group.size(); g++) column_out(column_of(row_results, g), group[g]);
+      rows_then_columns(
+          A, group,
+          [&](int i) {
+            if (i > 0) add(position_row, position_rows);
+            return row_columns(group);
+          },
+          column_out);
     }
   });
   postamble();
@@ -528,16 +535,16 @@ void WinogradTransformGenerator::generate_output63_in_registers() {
     mov(row_hi, ptr[reg_args + offsetof(WinogradTransformArgs, dst_stride)]);
     mov(out_rows[0], dst);
     for (int r = 1; r < 6; r++) lea(out_rows[r], ptr[out_rows[r - 1] + row_hi]);
-    for (bool even : {true, false}) {
-      std::vector<std::vector<int>> row_results(A);
+    for (const std::vector<int>& group : output_groups(6)) {
       mov(row_lo, src);
-      for (int i = 0; i < A; i++) {
-        if (i > 0) lea(row_lo, ptr[row_lo + s1 * 8]);
-        lea(row_hi, ptr[row_lo + s1 * 4]);
-        row_results[i] = row_columns(even);
-      }
-      const int first = even ? 0 : 1;
-      for (size_t g = 0; g < 3; g++) column_out(column_of(row_results, g), first + 2 * static_cast<int>(g));
+      rows_then_columns(
+          A, group,
+          [&](int i) {
+            if (i > 0) lea(row_lo, ptr[row_lo + s1 * 8]);
+            lea(row_hi, ptr[row_lo + s1 * 4]);
+            return row_columns(group[0] == 0);  // even outputs: pair sums
+          },
+          column_out);
     }
   });
   postamble();

@@ -17,6 +17,17 @@ std::vector<int> channel_counts() {
   for (int p : {37, 41, 43, 47, 53, 59, 61, 67}) counts.push_back(p);
   return counts;
 }
+
+// The kernel names (ConvDirect::describe()) a direct convolution with parameters p generates
+// for an ih x iw input; in_pack / out_pack 0: the ISA's preferred elempack.
+std::string direct_kernels(const ConvParams& p, Isa isa, int ih, int iw, const ConvDirect::Tuning& tuning = {},
+                           int in_pack = 0, int out_pack = 0) {
+  const std::vector<float> w(static_cast<size_t>(p.ic) * p.oc * p.kh * p.kw, 0.5f), b(p.oc, 0.f);
+  ConvDirect direct(p, w.data(), b.data(), isa, in_pack ? in_pack : preferred_elempack(isa, p.ic),
+                    out_pack ? out_pack : preferred_elempack(isa, p.oc), tuning);
+  direct.prepare(ih, iw);
+  return direct.describe();
+}
 }  // namespace
 
 TEST(ConvDirect, ChannelCounts) {
@@ -151,11 +162,8 @@ TEST(ConvDirect, LaneLoops) {
       ConvDirect::Tuning tuning;
       tuning.expected_ow = ow;
       tuning.prefetch_weights = c.prefetch;
-      const std::vector<float> w(static_cast<size_t>(c.ic) * c.oc * c.k * c.k, 0.5f), b(c.oc, 0.f);
-      ConvDirect direct(t.params(), w.data(), b.data(), isa, preferred_elempack(isa, c.ic),
-                        preferred_elempack(isa, c.oc), tuning);
-      direct.prepare(c.ih, c.iw);
-      EXPECT_NE(direct.describe().find("_lu"), std::string::npos) << direct.describe();
+      const std::string kernels = direct_kernels(t.params(), isa, c.ih, c.iw, tuning);
+      EXPECT_NE(kernels.find("_lu"), std::string::npos) << kernels;
     }
   }
   // A 1x7 kernel on an input past half of L2: rolled lanes with the input-row prefetch
@@ -169,19 +177,14 @@ TEST(ConvDirect, LaneLoops) {
     t.test_direct();
     ConvDirect::Tuning tuning;
     tuning.expected_ow = side;
-    const std::vector<float> w(static_cast<size_t>(ic) * 3 * vlen * 7, 0.5f), b(3 * vlen, 0.f);
-    ConvDirect direct(t.params(), w.data(), b.data(), isa, vlen, vlen, tuning);
-    direct.prepare(side, side);
-    EXPECT_NE(direct.describe().find("_lu"), std::string::npos) << direct.describe();
-    EXPECT_NE(direct.describe().find("_pfr"), std::string::npos) << direct.describe();
+    const std::string kernels = direct_kernels(t.params(), isa, side, side, tuning);
+    EXPECT_NE(kernels.find("_lu"), std::string::npos) << kernels;
+    EXPECT_NE(kernels.find("_pfr"), std::string::npos) << kernels;
   }
   // 1x1 bodies stay unrolled.
   for (Isa isa : jit_isas()) {
-    const std::vector<float> w(64 * 64, 0.5f), b(64, 0.f);
-    ConvDirect pointwise(ConvTester().ic(64).oc(64).kernel(1).params(), w.data(), b.data(), isa, isa_lanes(isa),
-                         isa_lanes(isa), ConvDirect::Tuning());
-    pointwise.prepare(56, 56);
-    EXPECT_EQ(pointwise.describe().find("_lu"), std::string::npos) << pointwise.describe();
+    const std::string kernels = direct_kernels(ConvTester().ic(64).oc(64).kernel(1).params(), isa, 56, 56);
+    EXPECT_EQ(kernels.find("_lu"), std::string::npos) << kernels;
   }
 }
 
@@ -256,13 +259,8 @@ TEST(ConvDirect, InputRowPrefetchingKernels) {
       t.test_direct();
       t.threads(2).test_direct(1, true);
       // The kernels do carry the prefetch.
-      const ConvParams p = t.params();
-      const std::vector<float> w(static_cast<size_t>(c.ic) * c.oc, 0.5f), b(c.oc, 0.f);
-      const int in_pack = c.in_pack ? c.in_pack : preferred_elempack(isa, c.ic);
-      const int out_pack = c.out_pack ? c.out_pack : preferred_elempack(isa, c.oc);
-      ConvDirect direct(p, w.data(), b.data(), isa, in_pack, out_pack, ConvDirect::Tuning());
-      direct.prepare(side, side - 2);
-      EXPECT_NE(direct.describe().find("_pfr"), std::string::npos) << direct.describe();
+      const std::string kernels = direct_kernels(t.params(), isa, side, side - 2, {}, c.in_pack, c.out_pack);
+      EXPECT_NE(kernels.find("_pfr"), std::string::npos) << kernels;
     }
     // Input-channel blocks (several calls per row, each prefetching its own channels).
     const int ic = 40 * vlen;
@@ -270,16 +268,11 @@ TEST(ConvDirect, InputRowPrefetchingKernels) {
   }
   // Small inputs and k x k kernels do not prefetch rows.
   for (Isa isa : jit_isas()) {
-    const std::vector<float> w(64 * 64 * 9, 0.5f), b(64, 0.f);
-    ConvParams p1 = ConvTester().ic(64).oc(64).kernel(1).stride(2).params();
-    ConvDirect small(p1, w.data(), b.data(), isa, isa_lanes(isa), isa_lanes(isa), ConvDirect::Tuning());
-    small.prepare(20, 20);
-    EXPECT_EQ(small.describe().find("_pfr"), std::string::npos) << small.describe();
-    ConvParams p3 = ConvTester().ic(64).oc(64).kernel(3).pad(1).params();
-    ConvDirect kxk(p3, w.data(), b.data(), isa, isa_lanes(isa), isa_lanes(isa), ConvDirect::Tuning());
+    const std::string small = direct_kernels(ConvTester().ic(64).oc(64).kernel(1).stride(2).params(), isa, 20, 20);
+    EXPECT_EQ(small.find("_pfr"), std::string::npos) << small;
     const int side = side_for(64);
-    kxk.prepare(side, side);
-    EXPECT_EQ(kxk.describe().find("_pfr"), std::string::npos) << kxk.describe();
+    const std::string kxk = direct_kernels(ConvTester().ic(64).oc(64).kernel(3).pad(1).params(), isa, side, side);
+    EXPECT_EQ(kxk.find("_pfr"), std::string::npos) << kxk;
   }
 }
 
