@@ -1,9 +1,10 @@
 // Generated Winograd transforms (F(2,3), F(4,3), F(6,3)) for one channel pack (a vector
 // of vlen channels) over a run of tiles. The input kernel turns alpha x alpha input
-// patches into the GEMM's B panels; the output kernel turns the GEMM's per-position
+// windows into the GEMM's B panels; the output kernel turns the GEMM's per-position
 // results back into m x m output tiles with bias, a fused residual and the activation.
 //
-//   input:  src  patch rows at src_row_stride, tiles every src_tile_step bytes
+//   input:  src  window rows at src_row_stride, tiles every src_tile_step bytes (an edge
+//                kernel reads only the window's inside: WinogradEdge below)
 //           dst  position p of tile k at dst + p * dst_panel_stride + k * dst_tile_step
 //   output: src  position p of tile k at src + p * src_panel_stride + k * src_tile_step
 //           dst  m x m pixels of vlen lanes, rows at dst_row_stride, tiles every dst_tile_step
@@ -15,6 +16,17 @@
 
 namespace jitconv {
 
+// Input only: how many rows (top, bottom) and columns (left, right) of every alpha x alpha
+// window lie in the padding. The kernel reads none of them: they are args.pad_value. Edge
+// tiles transform straight from the tensor, with no copied patch.
+struct WinogradEdge {
+  int top = 0, bottom = 0, left = 0, right = 0;
+  bool any() const { return top || bottom || left || right; }
+  bool outside(int row, int col, int alpha) const {
+    return row < top || row >= alpha - bottom || col < left || col >= alpha - right;
+  }
+};
+
 struct WinogradTransformConf {
   Isa isa = Isa::avx512;
   int vlen = 16;
@@ -24,6 +36,7 @@ struct WinogradTransformConf {
   bool residual = false;  // output only: add the residual at dst + residual_offset before the activation
   Activation act;      // output only
   bool stack_pass = false;  // force the two-pass form through a stack buffer (tests compare the forms)
+  WinogradEdge edge;        // input only
 
   // On AVX-512 a group of columns of a tile stays in registers between the two passes
   // (every variant, both ways); AVX2's 16 vectors go through a stack buffer.
@@ -41,6 +54,7 @@ struct WinogradTransformArgs {
   long src_tile_step;
   long dst_tile_step;
   long residual_offset;  // output with residual: bytes from a dst pixel to its residual
+  float pad_value;       // input with an edge: the value of the window's pixels in the padding
 };
 
 using WinogradTransformFn = void (*)(const WinogradTransformArgs*);

@@ -17,6 +17,7 @@ std::string WinogradTransformConf::name() const {
   if (residual) os << "_res";
   if (act.type != ActivationType::none) os << "_" << act.kernel_tag();
   if (stack_pass) os << "_stack";
+  if (edge.any()) os << "_edge_t" << edge.top << "b" << edge.bottom << "l" << edge.left << "r" << edge.right;
   return os.str();
 }
 
@@ -26,6 +27,11 @@ WinogradTransformGenerator::WinogradTransformGenerator(const WinogradTransformCo
   if (conf.isa == Isa::scalar) fail("Winograd transform kernels need AVX2 or AVX-512");
   if (conf.input && (conf.bias || conf.residual || conf.act.type != ActivationType::none))
     fail(conf.name(), ": bias, residual and activation belong to the output transform");
+  const int alpha = conf.m + 2;
+  const WinogradEdge& e = conf.edge;
+  if (e.any() && !conf.input) fail(conf.name(), ": only the input transform reads a window with padding");
+  for (int v : {e.top, e.bottom, e.left, e.right})
+    if (v < 0 || v > alpha) fail(conf.name(), ": edge rows / columns must be in 0..", alpha);
 }
 
 Xmm WinogradTransformGenerator::vec(int index) const {
@@ -47,7 +53,12 @@ namespace {
 Address at(CodeGenerator& g, const WinogradTransformGenerator::Lane& lane) { return g.ptr[lane.base + lane.offset]; }
 }  // namespace
 
-void WinogradTransformGenerator::load(int reg, const Lane& from) { vmovups(vec(reg), at(*this, from)); }
+void WinogradTransformGenerator::load(int reg, const Lane& from) {
+  if (from.pad)
+    vbroadcastss(vec(reg), ptr[reg_args + offsetof(WinogradTransformArgs, pad_value)]);
+  else
+    vmovups(vec(reg), at(*this, from));
+}
 
 void WinogradTransformGenerator::store(const Lane& to, int reg, bool finish) {
   if (finish) {
@@ -259,7 +270,7 @@ void WinogradTransformGenerator::generate() {
       for (int i = 0; i < A; i++) {
         std::vector<Lane> in, out;
         for (int j = 0; j < A; j++) {
-          in.push_back(Lane{walk[i], static_cast<long>(j) * vbytes});
+          in.push_back(Lane{walk[i], static_cast<long>(j) * vbytes, c.edge.outside(i, j, A)});
           out.push_back(Lane{rsp, static_cast<long>(i * A + j) * vbytes});
         }
         input_1d(in, out, false);

@@ -28,6 +28,7 @@ class WinogradTransformGenerator : public JitGenerator {
   struct Lane {
     Xbyak::Reg64 base;
     long offset;
+    bool pad = false;  // input edge: not read, args.pad_value instead
   };
 
  private:

@@ -11,6 +11,7 @@
 // overwriting values as they die. Each output is the same sequence of roundings as the
 // stack form (same factorization, operands only commuted), so both give identical bits.
 #include <cstddef>
+#include <deque>
 #include <functional>
 #include <vector>
 
@@ -91,6 +92,9 @@ void WinogradTransformGenerator::generate_input_in_registers() {
   const Strides rows{r11, r13, r14, rdx};       // input rows: src_stride
   const Strides positions{r15, rax, rbx, rsi};  // V rows of positions: A * dst_stride
   const Reg64 panel = r12;                 // dst_stride: one position to the next
+  // Edge windows: values in the padding come from one register holding pad_value.
+  const int pad = c.edge.any() ? take() : -1;
+  std::deque<Address> operands;  // keeps the memory operands in() hands out alive
 
   preamble();
   load_tile_args();
@@ -104,10 +108,16 @@ void WinogradTransformGenerator::generate_input_in_registers() {
                                                 {c5_25, kC5_25}};
   for (const auto& k : constants)
     if (k.first >= 0) vmovups(vec(k.first), constant(k.second));
+  if (pad >= 0) vbroadcastss(vec(pad), ptr[reg_args + offsetof(WinogradTransformArgs, pad_value)]);
+  const Xmm pad_value = pad >= 0 ? vec(pad) : vec(0);
 
   // Row pass: the group's columns of row r, reading the row's pixels from memory.
   auto row_columns = [&](const std::vector<int>& group, int r) {
-    auto in = [&](int col) { return strided(*this, src, rows, r, col * vbytes); };
+    auto in = [&](int col) -> const Operand& {
+      if (c.edge.outside(r, col, A)) return pad_value;
+      operands.push_back(strided(*this, src, rows, r, col * vbytes));
+      return operands.back();
+    };
     if (c.m == 2) {
       const int x1 = take(), x2 = take(), r0 = take(), r1 = take(), r3 = take();
       vmovups(vec(x2), in(2));

@@ -75,6 +75,7 @@ ConvWinograd::ConvWinograd(const ConvParams& params, const float* weights, const
   out_conf.bias = params.bias;
   out_conf.residual = params.residual;
   out_conf.act = params.act;
+  input_conf_ = in_conf;
   for (const WinogradTransformConf& conf : {in_conf, out_conf}) {
     JitKernelPtr k = KernelRegistry::instance().get(
         conf.name(), [conf] { return std::make_unique<WinogradTransformGenerator>(conf); });
@@ -98,46 +99,74 @@ int ConvWinograd::u_prefetch_lines(int tile_count, int nr) const {
 long ConvWinograd::v_panel(int count) const { return static_cast<long>(ic_packs_) * count * vlen_ + vlen_; }
 long ConvWinograd::m_panel(int count) const { return static_cast<long>(chunks_) * count * vlen_ + vlen_; }
 
-void ConvWinograd::input_block(const Mat& bottom, const ConvPads& pads, int tiles_w, long tile_begin, int count,
-                               int pack_begin, int pack_end, float* v) const {
-  const int m = m_, A = alpha_;
-  const long vbytes = vlen_ * 4L;
-  const WinogradTransformFn fn = input_kernel_->entry<WinogradTransformFn>();
-  WinogradTransformArgs args{};
-  args.dst_stride = v_panel(count) * 4;
-  args.dst_tile_step = vbytes;
-  float patch[8 * 8 * 16];
-  for (int c = pack_begin; c < pack_end; c++) {
-    const float* src = static_cast<const float*>(bottom.data) + c * static_cast<long>(bottom.cstep) * vlen_;
-    for (int t = 0; t < count;) {
-      const long tile = tile_begin + t;
-      const int ty = static_cast<int>(tile / tiles_w), tx = static_cast<int>(tile % tiles_w);
-      const int y0 = ty * m - pads.top, x0 = tx * m - pads.left;
-      float* dst = v + (static_cast<long>(c) * count + t) * vlen_;
-      const bool rows_inside = y0 >= 0 && y0 + A <= bottom.h;
-      if (rows_inside && x0 >= 0 && x0 + A <= bottom.w) {
-        // A run of interior tiles along this tile row.
-        int run = 1;
-        while (t + run < count && tx + run < tiles_w && x0 + run * m + A <= bottom.w) run++;
-        args.src = src + (static_cast<long>(y0) * bottom.w + x0) * vlen_;
-        args.src_stride = bottom.w * vbytes;
-        args.src_tile_step = m * vbytes;
-        args.dst = dst;
-        args.count = run;
-        fn(&args);
-        t += run;
+ConvWinograd::InputTiles ConvWinograd::input_tiles(int h, int w, const ConvPads& pads) const {
+  int oh, ow;
+  params_.output_size(h, w, oh, ow);
+  InputTiles tiles{h, w, pads, (oh + m_ - 1) / m_, (ow + m_ - 1) / m_, {}, {}, {}};
+  // A window's rows (columns) before and after the tensor, packed into 4 bits each: rows
+  // in bits 0-7 of a key, columns in bits 8-15 (alpha <= 8).
+  const int A = alpha_;
+  auto edge = [A](int first, int size) {
+    return std::min(A, std::max(0, -first)) | std::min(A, std::max(0, first + A - size)) << 4;
+  };
+  for (int ty = 0; ty < tiles.tiles_h; ty++) tiles.row_edge.push_back(edge(ty * m_ - pads.top, h));
+  for (int tx = 0; tx < tiles.tiles_w; tx++) tiles.column_edge.push_back(edge(tx * m_ - pads.left, w) << 8);
+  auto distinct = [](std::vector<int> keys) {
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    return keys;
+  };
+  const std::vector<int> rows = distinct(tiles.row_edge), columns = distinct(tiles.column_edge);
+  std::lock_guard<std::mutex> lock(edge_mutex_);
+  for (int r : rows)
+    for (int c : columns) {
+      const int key = r | c;
+      if (key == 0) {
+        tiles.kernels[0] = input_kernel_->entry<WinogradTransformFn>();
         continue;
       }
-      // An edge tile: through a patch with the padding filled in.
-      WinogradPatchJob patch_job{src, bottom.h, bottom.w, vlen_, A, y0, x0, params_.pad_value, patch};
-      JITCONV_SIMD_CALL_ISA(isa_, build_winograd_patch, patch_job);
-      args.src = patch;
-      args.src_stride = A * vbytes;
-      args.src_tile_step = 0;
-      args.dst = dst;
-      args.count = 1;
-      fn(&args);
-      t++;
+      auto it = edge_kernels_.find(key);
+      if (it == edge_kernels_.end()) {
+        WinogradTransformConf conf = input_conf_;
+        conf.edge.top = r & 15;
+        conf.edge.bottom = r >> 4;
+        conf.edge.left = (c >> 8) & 15;
+        conf.edge.right = c >> 12;
+        JitKernelPtr kernel = KernelRegistry::instance().get(
+            conf.name(), [conf] { return std::make_unique<WinogradTransformGenerator>(conf); });
+        it = edge_kernels_.emplace(key, std::move(kernel)).first;
+      }
+      tiles.kernels[key] = it->second->entry<WinogradTransformFn>();
+    }
+  return tiles;
+}
+
+void ConvWinograd::input_block(const Mat& bottom, const InputTiles& tiles, long tile_begin, int count, int pack_begin,
+                               int pack_end, float* v) const {
+  const long vbytes = vlen_ * 4L;
+  WinogradTransformArgs args{};
+  args.src_stride = tiles.w * vbytes;
+  args.src_tile_step = m_ * vbytes;
+  args.dst_stride = v_panel(count) * 4;
+  args.dst_tile_step = vbytes;
+  args.pad_value = params_.pad_value;
+  for (int c = pack_begin; c < pack_end; c++) {
+    const uintptr_t plane = reinterpret_cast<uintptr_t>(bottom.data) + c * static_cast<long>(bottom.cstep) * vbytes;
+    for (int t = 0; t < count;) {
+      const long tile = tile_begin + t;
+      const int ty = static_cast<int>(tile / tiles.tiles_w), tx = static_cast<int>(tile % tiles.tiles_w);
+      // A run of tiles along this tile row whose windows cross the same edges (or none).
+      const int key = tiles.key(ty, tx);
+      int run = 1;
+      while (t + run < count && tx + run < tiles.tiles_w && tiles.key(ty, tx + run) == key) run++;
+      // The window's top-left pixel: outside the tensor at a top or left edge, where the
+      // edge kernel reads nothing (integer arithmetic: no out-of-range pointer is formed).
+      const long y0 = static_cast<long>(ty) * m_ - tiles.pads.top, x0 = static_cast<long>(tx) * m_ - tiles.pads.left;
+      args.src = reinterpret_cast<const float*>(plane + static_cast<uintptr_t>((y0 * tiles.w + x0) * vbytes));
+      args.dst = v + (static_cast<long>(c) * count + t) * vlen_;
+      args.count = run;
+      tiles.kernels.at(key)(&args);
+      t += run;
     }
   }
 }
@@ -302,6 +331,7 @@ void ConvWinograd::prepare(int ih, int iw) {
   int oh, ow;
   params_.output_size(ih, iw, oh, ow);
   const long tiles = static_cast<long>((oh + m_ - 1) / m_) * ((ow + m_ - 1) / m_);
+  input_tiles(ih, iw, params_.pads_for(ih, iw));  // generates the edge transforms
   for (int threads : {1, default_num_threads()}) {
     const Plan p = plan(tiles, threads);
     for (int count : block_sizes(tiles, threads, p)) block_kernels(count);
@@ -351,6 +381,7 @@ void ConvWinograd::run(const Mat& bottom_in, const Mat* residual, Mat& top, cons
 
   const int tiles_w = (ow + m_ - 1) / m_, tiles_h = (oh + m_ - 1) / m_;
   const long tiles = static_cast<long>(tiles_w) * tiles_h;
+  const InputTiles input = input_tiles(bottom.h, bottom.w, pads);
   const int positions = alpha_ * alpha_;
   const int threads = std::max(1, opt.num_threads);
   const Plan plan_here = plan(tiles, threads);
@@ -368,7 +399,7 @@ void ConvWinograd::run(const Mat& bottom_in, const Mat* residual, Mat& top, cons
       float* v = static_cast<float*>(work.data) + (v_floats + m_floats) * t;
       float* mbuf = v + v_floats;
       for (const TileBlock& b : team_blocks(tiles, teams, t, block)) {
-        input_block(bottom, pads, tiles_w, b.first, b.count, 0, ic_packs_, v);
+        input_block(bottom, input, b.first, b.count, 0, ic_packs_, v);
         gemm_block(v, mbuf, block_kernels(b.count), 0, positions, 0, kernels_->groups());
         output_block(mbuf, tiles_w, b.first, b.count, 0, chunks_, residual, top);
       }
@@ -383,7 +414,7 @@ void ConvWinograd::run(const Mat& bottom_in, const Mat* residual, Mat& top, cons
 #pragma omp parallel num_threads(threads)
   {
 #pragma omp for schedule(static)
-    for (int c = 0; c < ic_packs_; c++) input_block(bottom, pads, tiles_w, 0, count, c, c + 1, static_cast<float*>(v.data));
+    for (int c = 0; c < ic_packs_; c++) input_block(bottom, input, 0, count, c, c + 1, static_cast<float*>(v.data));
     const int groups = kernels_->groups();
     const BlockKernels kernels = block_kernels(count);  // the cache lookups lock: once per thread
 #pragma omp for schedule(static) collapse(2)
@@ -399,6 +430,12 @@ std::string ConvWinograd::describe() const {
   os << "winograd" << m_ << "3 F(" << m_ << ",3) " << isa_name(isa_) << " elempack " << in_pack_ << "->" << out_pack_
      << " gemm tile " << kernels_->group_size() << "x" << kernels_->get(0, 0).conf->nr;
   for (const std::string& n : kernels_->names()) os << "\n  kernel " << n;
+  os << "\n  kernel " << input_kernel_->name();
+  {
+    std::lock_guard<std::mutex> lock(edge_mutex_);
+    for (const auto& edge : edge_kernels_) os << "\n  kernel " << edge.second->name();
+  }
+  os << "\n  kernel " << output_kernel_->name();
   return os.str();
 }
 

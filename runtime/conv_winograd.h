@@ -6,10 +6,13 @@
 // stay in L2 while they are used: no whole-tensor pass through memory. When there are
 // too few tiles to give every thread a block, the three steps run as parallel phases.
 #pragma once
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
+#include "jit/winograd_conf.h"
 #include "runtime/conv_impl.h"
 #include "runtime/gemm_kernel_cache.h"
 
@@ -68,8 +71,19 @@ class ConvWinograd final : public ConvImpl {
   bool u_streams() const;  // U outgrows half of L2: it streams from L3 on each forward
   long v_panel(int count) const;  // floats per position of V (skewed)
   long m_panel(int count) const;  // floats per position of M (skewed)
+  // The input transforms of one input shape: which rows / columns of each tile's window
+  // lie in the padding, and the kernel for each such edge (the interior one for none).
+  struct InputTiles {
+    int h, w;         // input
+    ConvPads pads;
+    int tiles_h, tiles_w;
+    std::vector<int> row_edge, column_edge;  // per tile row / column: packed edge rows / columns
+    std::map<int, WinogradTransformFn> kernels;  // by row_edge | column_edge
+    int key(int ty, int tx) const { return row_edge[ty] | column_edge[tx]; }
+  };
+  InputTiles input_tiles(int h, int w, const ConvPads& pads) const;  // generates missing edge kernels
   // V panels of tiles [tile_begin, tile_begin + count) for channel packs [pack_begin, pack_end).
-  void input_block(const Mat& bottom, const ConvPads& pads, int tiles_w, long tile_begin, int count, int pack_begin,
+  void input_block(const Mat& bottom, const InputTiles& tiles, long tile_begin, int count, int pack_begin,
                    int pack_end, float* v) const;
   // Output tiles from M for chunks [chunk_begin, chunk_end); residual: laid out like top.
   void output_block(const float* mbuf, int tiles_w, long tile_begin, int count, int chunk_begin, int chunk_end,
@@ -86,6 +100,9 @@ class ConvWinograd final : public ConvImpl {
   int nr_max_;     // widest GEMM register block (tiles)
   std::unique_ptr<GemmKernelCache> kernels_;
   JitKernelPtr input_kernel_, output_kernel_;  // generated transforms (jit/winograd_gen.h)
+  WinogradTransformConf input_conf_;            // the interior input transform's
+  mutable std::mutex edge_mutex_;               // guards edge_kernels_
+  mutable std::map<int, JitKernelPtr> edge_kernels_;  // input transforms of edge windows, by key
   Mat weights_;    // U: [alpha^2][group][ic_packs * vlen][chunks in group][vlen]
   Mat bias_;       // chunks * vlen, zero-padded
 };

@@ -1,4 +1,4 @@
-// Edge tiles of ConvWinograd, compiled per ISA (see winograd_edges_kernels.h). The pixel
+// Output edge tiles of ConvWinograd, compiled per ISA (see winograd_edges_kernels.h). The pixel
 // width is a template parameter so each pixel copy or fill is one or two vector moves.
 #include <algorithm>
 #include <cstring>
@@ -20,24 +20,6 @@ template <int V>
 inline void copy_pixels(float* dst, const float* src, int pixels) {
   for (int p = 0; p < pixels; p++)
     for (int l = 0; l < V; l++) dst[p * V + l] = src[p * V + l];
-}
-
-template <int V>
-void build_patch(const WinogradPatchJob& job) {
-  const int A = job.alpha;
-  const int j_begin = std::max(0, -job.x0);
-  const int j_end = std::max(j_begin, std::min(A, job.w - job.x0));
-  for (int i = 0; i < A; i++) {
-    const int y = job.y0 + i;
-    float* row = job.patch + i * A * V;
-    if (y < 0 || y >= job.h || j_begin == j_end) {
-      fill_pixels<V>(row, A, job.pad_value);
-      continue;
-    }
-    fill_pixels<V>(row, j_begin, job.pad_value);
-    copy_pixels<V>(row + j_begin * V, job.src + (static_cast<long>(y) * job.w + job.x0 + j_begin) * V, j_end - j_begin);
-    fill_pixels<V>(row + j_end * V, A - j_end, job.pad_value);
-  }
 }
 
 // Calls move(tensor_pixel, scratch_pixel) for every valid pixel and out_pack plane.
@@ -63,13 +45,6 @@ void gather(const WinogradScatterJob& job) {
 }
 
 }  // namespace
-
-void build_winograd_patch(const WinogradPatchJob& job) {
-  if (job.vlen == 16)
-    build_patch<16>(job);
-  else
-    build_patch<8>(job);
-}
 
 void scatter_winograd_tile(const WinogradScatterJob& job) {
   switch (job.out_pack) {

@@ -2,10 +2,13 @@
 // comes from measurement (README, "Winograd accuracy"): the error relative to the output
 // norm grows with the tile size because the transforms scale values by up to 32 (F(6,3)).
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 #include "runtime/conv_winograd.h"
@@ -60,6 +63,63 @@ TEST(ConvWinograd, PaddingsActivationsThreads) {
       EXPECT_EQ(0, memcmp(one.data(), two.data(), one.size() * sizeof(float)));
       EXPECT_EQ(0, memcmp(one.data(), five.data(), one.size() * sizeof(float)));
     }
+}
+
+TEST(ConvWinograd, EdgeWindowsReadOnlyTheTensor) {
+  // Tiles whose window crosses the border are transformed straight from the tensor by
+  // kernels that skip the window's rows and columns in the padding. Here the input (one
+  // channel pack, so one plane) starts right after, or ends right before, an inaccessible
+  // page: any read outside it faults. Results must equal those from an ordinary copy of
+  // the input (which the tests above check against the reference).
+  const long page = sysconf(_SC_PAGESIZE);
+  struct Case {
+    int h, w, top, left, bottom, right;
+  };
+  const Case cases[] = {{7, 9, 1, 1, 1, 1}, {1, 1, 2, 1, 0, 3}, {5, 3, 0, 3, 2, 1}, {13, 11, 2, 2, 2, 2}, {2, 6, 1, 0, 1, 0}};
+  for (Isa isa : jit_isas()) {
+    const int vlen = isa_lanes(isa);
+    for (int m : {2, 4, 6})
+      for (const Case& k : cases)
+        for (bool at_start : {true, false}) {
+          ConvParams p;
+          p.ic = vlen;
+          p.oc = vlen;
+          p.kh = p.kw = 3;
+          p.pad_top = k.top, p.pad_left = k.left, p.pad_bottom = k.bottom, p.pad_right = k.right;
+          p.pad_value = 0.25f;
+          std::vector<float> weights(static_cast<size_t>(p.oc) * p.ic * 9);
+          for (size_t i = 0; i < weights.size(); i++) weights[i] = static_cast<float>((i * 37) % 17) / 17.f - 0.5f;
+          ConvWinograd conv(p, weights.data(), nullptr, isa, vlen, vlen, m);
+          const long bytes = (static_cast<long>(k.h) * k.w * vlen * 4 + 63) / 64 * 64;  // the plane, cstep aligned
+          const long inside = (bytes + page - 1) / page * page;
+          char* region = static_cast<char*>(
+              mmap(nullptr, inside + 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+          ASSERT_NE(region, MAP_FAILED);
+          ASSERT_EQ(0, mprotect(region, page, PROT_NONE));
+          ASSERT_EQ(0, mprotect(region + page + inside, page, PROT_NONE));
+          float* data = reinterpret_cast<float*>(region + page + (at_start ? 0 : inside - bytes));
+          for (long i = 0; i < bytes / 4; i++) data[i] = static_cast<float>((i * 13) % 29) / 29.f - 0.5f;
+          Mat guarded(k.w, k.h, 1, data, vlen * 4u, vlen);
+          ASSERT_EQ(static_cast<long>(guarded.cstep) * vlen * 4, bytes);
+          const Mat copy = guarded.clone();
+          Option opt;
+          opt.num_threads = 1;
+          Mat from_guarded, from_copy;
+          conv.forward(guarded, from_guarded, opt);
+          conv.forward(copy, from_copy, opt);
+          ASSERT_EQ(from_guarded.total(), from_copy.total());
+          ASSERT_EQ(from_copy.c, 1);
+          // The plane only (cstep padding is not written).
+          EXPECT_EQ(0, memcmp(from_guarded.data, from_copy.data, from_copy.w * from_copy.h * from_copy.elemsize))
+              << isa_name(isa) << " F(" << m << ",3) " << k.h << "x" << k.w;
+          // Each shape has windows that cross an edge; jitconv dump lists their kernels.
+          EXPECT_NE(conv.describe().find("\n  kernel winograd_input_" + std::string(isa_name(isa)) + "_f" +
+                                         std::to_string(m) + "x3_edge_t"),
+                    std::string::npos)
+              << conv.describe();
+          munmap(region, inside + 2 * page);
+        }
+  }
 }
 
 TEST(ConvWinograd, UPrefetchWhenUOutgrowsL2) {

@@ -46,6 +46,7 @@ void expect_forms_equal(WinogradTransformConf conf, int count, unsigned seed) {
   WinogradTransformArgs args{};
   args.count = count;
   args.bias = bias.data();
+  args.pad_value = 0.75f;  // edge windows: the value of their pixels in the padding
   if (conf.input) {
     args.src = image.data() + vlen;  // one pixel in: nothing aligned to the row start
     args.src_stride = row_pixels * vbytes;
@@ -90,6 +91,15 @@ TEST(WinogradTransform, RegisterFormMatchesStackFormBitForBit) {
       conf.m = m;
       conf.input = true;
       expect_forms_equal(conf, count, 100 * m + count);
+      // Edge windows (rows / columns in the padding read as pad_value), up to a window
+      // entirely in the padding.
+      const int A = m + 2;
+      const WinogradEdge edges[] = {{1, 0, 0, 0}, {0, 2, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 3}, {2, 1, 1, 2}, {A, 0, 0, 0}};
+      for (const WinogradEdge& edge : edges) {
+        conf.edge = edge;
+        expect_forms_equal(conf, count, 600 * m + count);
+      }
+      conf.edge = WinogradEdge();
       conf.input = false;
       expect_forms_equal(conf, count, 200 * m + count);
       conf.bias = true;
