@@ -16,14 +16,16 @@
 
 namespace jitconv {
 
-// Input only: how many rows (top, bottom) and columns (left, right) of every alpha x alpha
-// window lie in the padding. The kernel reads none of them: they are args.pad_value. Edge
-// tiles transform straight from the tensor, with no copied patch.
+// Edge tiles. Input: how many rows (top, bottom) and columns (left, right) of every
+// alpha x alpha window lie in the padding; the kernel reads none of them, they are
+// args.pad_value. Output: how many of the m x m tile's last rows (bottom) and columns
+// (right) lie past the tensor; the kernel stores (and reads the residual of) none of them.
+// Edge tiles go straight from / to the tensor, with no copied patch or scratch tile.
 struct WinogradEdge {
   int top = 0, bottom = 0, left = 0, right = 0;
   bool any() const { return top || bottom || left || right; }
-  bool outside(int row, int col, int alpha) const {
-    return row < top || row >= alpha - bottom || col < left || col >= alpha - right;
+  bool outside(int row, int col, int extent) const {
+    return row < top || row >= extent - bottom || col < left || col >= extent - right;
   }
 };
 
@@ -36,7 +38,7 @@ struct WinogradTransformConf {
   bool residual = false;  // output only: add the residual at dst + residual_offset before the activation
   Activation act;      // output only
   bool stack_pass = false;  // force the two-pass form through a stack buffer (tests compare the forms)
-  WinogradEdge edge;        // input only
+  WinogradEdge edge;
 
   // On AVX-512 a group of columns of a tile stays in registers between the two passes
   // (every variant, both ways); AVX2's 16 vectors go through a stack buffer.

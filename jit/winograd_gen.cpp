@@ -27,11 +27,12 @@ WinogradTransformGenerator::WinogradTransformGenerator(const WinogradTransformCo
   if (conf.isa == Isa::scalar) fail("Winograd transform kernels need AVX2 or AVX-512");
   if (conf.input && (conf.bias || conf.residual || conf.act.type != ActivationType::none))
     fail(conf.name(), ": bias, residual and activation belong to the output transform");
-  const int alpha = conf.m + 2;
+  // Input windows may start before the tensor; output tiles start inside it.
+  const int extent = conf.input ? conf.m + 2 : conf.m;
   const WinogradEdge& e = conf.edge;
-  if (e.any() && !conf.input) fail(conf.name(), ": only the input transform reads a window with padding");
+  if (!conf.input && (e.top || e.left)) fail(conf.name(), ": output tiles start inside the tensor");
   for (int v : {e.top, e.bottom, e.left, e.right})
-    if (v < 0 || v > alpha) fail(conf.name(), ": edge rows / columns must be in 0..", alpha);
+    if (v < 0 || v > extent) fail(conf.name(), ": edge rows / columns must be in 0..", extent);
 }
 
 Xmm WinogradTransformGenerator::vec(int index) const {
@@ -54,13 +55,14 @@ Address at(CodeGenerator& g, const WinogradTransformGenerator::Lane& lane) { ret
 }  // namespace
 
 void WinogradTransformGenerator::load(int reg, const Lane& from) {
-  if (from.pad)
+  if (from.outside)
     vbroadcastss(vec(reg), ptr[reg_args + offsetof(WinogradTransformArgs, pad_value)]);
   else
     vmovups(vec(reg), at(*this, from));
 }
 
 void WinogradTransformGenerator::store(const Lane& to, int reg, bool finish) {
+  if (to.outside) return;
   if (finish) {
     if (conf_.bias) vaddps(vec(reg), vec(reg), vec(bias_reg_));
     if (conf_.residual) vaddps(vec(reg), vec(reg), ptr[to.base + reg_residual + to.offset]);
@@ -312,7 +314,7 @@ void WinogradTransformGenerator::generate() {
       for (int k = 0; k < c.m; k++) {
         std::vector<Lane> in, out;
         for (int i = 0; i < A; i++) in.push_back(Lane{rsp, static_cast<long>(i * c.m + k) * vbytes});
-        for (int r = 0; r < c.m; r++) out.push_back(Lane{walk[r], static_cast<long>(k) * vbytes});
+        for (int r = 0; r < c.m; r++) out.push_back(Lane{walk[r], static_cast<long>(k) * vbytes, c.edge.outside(r, k, c.m)});
         output_1d(in, out, true);
       }
     }

@@ -28,7 +28,9 @@ class WinogradTransformGenerator : public JitGenerator {
   struct Lane {
     Xbyak::Reg64 base;
     long offset;
-    bool pad = false;  // input edge: not read, args.pad_value instead
+    // The pixel lies outside the tensor (an edge tile): a load reads args.pad_value instead,
+    // a store is dropped.
+    bool outside = false;
   };
 
  private:

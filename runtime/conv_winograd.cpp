@@ -76,6 +76,7 @@ ConvWinograd::ConvWinograd(const ConvParams& params, const float* weights, const
   out_conf.residual = params.residual;
   out_conf.act = params.act;
   input_conf_ = in_conf;
+  output_conf_ = out_conf;
   for (const WinogradTransformConf& conf : {in_conf, out_conf}) {
     JitKernelPtr k = KernelRegistry::instance().get(
         conf.name(), [conf] { return std::make_unique<WinogradTransformGenerator>(conf); });
@@ -99,49 +100,60 @@ int ConvWinograd::u_prefetch_lines(int tile_count, int nr) const {
 long ConvWinograd::v_panel(int count) const { return static_cast<long>(ic_packs_) * count * vlen_ + vlen_; }
 long ConvWinograd::m_panel(int count) const { return static_cast<long>(chunks_) * count * vlen_ + vlen_; }
 
-ConvWinograd::InputTiles ConvWinograd::input_tiles(int h, int w, const ConvPads& pads) const {
-  int oh, ow;
-  params_.output_size(h, w, oh, ow);
-  InputTiles tiles{h, w, pads, (oh + m_ - 1) / m_, (ow + m_ - 1) / m_, {}, {}, {}};
-  // A window's rows (columns) before and after the tensor, packed into 4 bits each: rows
-  // in bits 0-7 of a key, columns in bits 8-15 (alpha <= 8).
-  const int A = alpha_;
-  auto edge = [A](int first, int size) {
-    return std::min(A, std::max(0, -first)) | std::min(A, std::max(0, first + A - size)) << 4;
+namespace {
+constexpr int kOutputEdge = 1 << 16;  // edge_kernels_ keys of output transforms
+}  // namespace
+
+std::shared_ptr<const ConvWinograd::TileEdges> ConvWinograd::tile_edges(bool input, int h, int w, int top,
+                                                                        int left) const {
+  std::lock_guard<std::mutex> lock(edge_mutex_);
+  for (const auto& plan : edge_plans_)
+    if (plan->input == input && plan->h == h && plan->w == w && plan->top == top && plan->left == left) return plan;
+  int oh = h, ow = w;  // output: the tensor is the output
+  if (input) params_.output_size(h, w, oh, ow);
+  auto made = std::make_shared<TileEdges>(TileEdges{input, h, w, top, left, (oh + m_ - 1) / m_, (ow + m_ - 1) / m_, {}, {}, {}});
+  TileEdges& tiles = *made;
+  // A window's (tile's) rows / columns before and after the tensor, 4 bits each: rows in
+  // bits 0-7 of a key, columns in bits 8-15 (extent <= 8).
+  const int extent = input ? alpha_ : m_;
+  auto edge = [extent](int first, int size) {
+    return std::min(extent, std::max(0, -first)) | std::min(extent, std::max(0, first + extent - size)) << 4;
   };
-  for (int ty = 0; ty < tiles.tiles_h; ty++) tiles.row_edge.push_back(edge(ty * m_ - pads.top, h));
-  for (int tx = 0; tx < tiles.tiles_w; tx++) tiles.column_edge.push_back(edge(tx * m_ - pads.left, w) << 8);
+  for (int ty = 0; ty < tiles.tiles_h; ty++) tiles.row_edge.push_back(edge(top + ty * m_, h));
+  for (int tx = 0; tx < tiles.tiles_w; tx++) tiles.column_edge.push_back(edge(left + tx * m_, w) << 8);
   auto distinct = [](std::vector<int> keys) {
     std::sort(keys.begin(), keys.end());
     keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
     return keys;
   };
   const std::vector<int> rows = distinct(tiles.row_edge), columns = distinct(tiles.column_edge);
-  std::lock_guard<std::mutex> lock(edge_mutex_);
+  const JitKernelPtr& plain = input ? input_kernel_ : output_kernel_;
   for (int r : rows)
     for (int c : columns) {
       const int key = r | c;
       if (key == 0) {
-        tiles.kernels[0] = input_kernel_->entry<WinogradTransformFn>();
+        tiles.kernels[0] = plain->entry<WinogradTransformFn>();
         continue;
       }
-      auto it = edge_kernels_.find(key);
+      auto it = edge_kernels_.find(key | (input ? 0 : kOutputEdge));
       if (it == edge_kernels_.end()) {
-        WinogradTransformConf conf = input_conf_;
+        WinogradTransformConf conf = input ? input_conf_ : output_conf_;
         conf.edge.top = r & 15;
         conf.edge.bottom = r >> 4;
         conf.edge.left = (c >> 8) & 15;
         conf.edge.right = c >> 12;
         JitKernelPtr kernel = KernelRegistry::instance().get(
             conf.name(), [conf] { return std::make_unique<WinogradTransformGenerator>(conf); });
-        it = edge_kernels_.emplace(key, std::move(kernel)).first;
+        it = edge_kernels_.emplace(key | (input ? 0 : kOutputEdge), std::move(kernel)).first;
       }
       tiles.kernels[key] = it->second->entry<WinogradTransformFn>();
     }
-  return tiles;
+  edge_plans_.insert(edge_plans_.begin(), made);
+  if (edge_plans_.size() > 8) edge_plans_.pop_back();
+  return made;
 }
 
-void ConvWinograd::input_block(const Mat& bottom, const InputTiles& tiles, long tile_begin, int count, int pack_begin,
+void ConvWinograd::input_block(const Mat& bottom, const TileEdges& tiles, long tile_begin, int count, int pack_begin,
                                int pack_end, float* v) const {
   const long vbytes = vlen_ * 4L;
   WinogradTransformArgs args{};
@@ -161,7 +173,7 @@ void ConvWinograd::input_block(const Mat& bottom, const InputTiles& tiles, long 
       while (t + run < count && tx + run < tiles.tiles_w && tiles.key(ty, tx + run) == key) run++;
       // The window's top-left pixel: outside the tensor at a top or left edge, where the
       // edge kernel reads nothing (integer arithmetic: no out-of-range pointer is formed).
-      const long y0 = static_cast<long>(ty) * m_ - tiles.pads.top, x0 = static_cast<long>(tx) * m_ - tiles.pads.left;
+      const long y0 = tiles.top + static_cast<long>(ty) * m_, x0 = tiles.left + static_cast<long>(tx) * m_;
       args.src = reinterpret_cast<const float*>(plane + static_cast<uintptr_t>((y0 * tiles.w + x0) * vbytes));
       args.dst = v + (static_cast<long>(c) * count + t) * vlen_;
       args.count = run;
@@ -171,40 +183,52 @@ void ConvWinograd::input_block(const Mat& bottom, const InputTiles& tiles, long 
   }
 }
 
-void ConvWinograd::output_block(const float* mbuf, int tiles_w, long tile_begin, int count, int chunk_begin,
-                                int chunk_end, const Mat* residual, Mat& top) const {
+void ConvWinograd::output_block(const float* mbuf, const TileEdges& tiles, long tile_begin, int count,
+                                int chunk_begin, int chunk_end, const Mat* residual, Mat& top) const {
   const int m = m_;
   const long vbytes = vlen_ * 4L;
-  const WinogradTransformFn fn = output_kernel_->entry<WinogradTransformFn>();
   WinogradTransformArgs args{};
   args.src_stride = m_panel(count) * 4;
   args.src_tile_step = vbytes;
-  float scratch[6 * 6 * 16];
-  float residual_scratch[6 * 6 * 16];  // an edge tile's residual, laid out like scratch
   const long plane = static_cast<long>(top.cstep) * out_pack_;
   const long residual_offset = residual ? residual_byte_offset(*residual, top) : 0;
-  const long scratch_residual_offset =
-      reinterpret_cast<const char*>(residual_scratch) - reinterpret_cast<const char*>(scratch);
+  if (out_pack_ == vlen_) {
+    // Straight into the tensor: edge kernels store only the tile's pixels inside it.
+    args.dst_stride = top.w * vbytes;
+    args.dst_tile_step = m * vbytes;
+    args.residual_offset = residual_offset;
+    for (int c = chunk_begin; c < chunk_end; c++) {
+      args.bias = params_.bias ? static_cast<const float*>(bias_.data) + c * vlen_ : nullptr;
+      for (int t = 0; t < count;) {
+        const long tile = tile_begin + t;
+        const int ty = static_cast<int>(tile / tiles.tiles_w), tx = static_cast<int>(tile % tiles.tiles_w);
+        const int key = tiles.key(ty, tx);
+        int run = 1;
+        while (t + run < count && tx + run < tiles.tiles_w && tiles.key(ty, tx + run) == key) run++;
+        args.src = mbuf + (static_cast<long>(c) * count + t) * vlen_;
+        args.dst = static_cast<float*>(top.data) + c * plane + (static_cast<long>(ty) * m * top.w + tx * m) * vlen_;
+        args.count = run;
+        tiles.kernels.at(key)(&args);
+        t += run;
+      }
+    }
+    return;
+  }
+  // A narrower output packing: each tile through a scratch tile.
+  const WinogradTransformFn fn = output_kernel_->entry<WinogradTransformFn>();
+  float scratch[6 * 6 * 16];
+  float residual_scratch[6 * 6 * 16];  // the tile's residual, laid out like scratch
+  args.dst = scratch;
+  args.dst_stride = m * vbytes;
+  args.dst_tile_step = 0;
+  args.count = 1;
+  args.residual_offset = reinterpret_cast<const char*>(residual_scratch) - reinterpret_cast<const char*>(scratch);
   for (int c = chunk_begin; c < chunk_end; c++) {
     args.bias = params_.bias ? static_cast<const float*>(bias_.data) + c * vlen_ : nullptr;
-    for (int t = 0; t < count;) {
+    for (int t = 0; t < count; t++) {
       const long tile = tile_begin + t;
-      const int ty = static_cast<int>(tile / tiles_w), tx = static_cast<int>(tile % tiles_w);
-      const int oy0 = ty * m, ox0 = tx * m;
+      const int oy0 = static_cast<int>(tile / tiles.tiles_w) * m, ox0 = static_cast<int>(tile % tiles.tiles_w) * m;
       args.src = mbuf + (static_cast<long>(c) * count + t) * vlen_;
-      if (out_pack_ == vlen_ && oy0 + m <= top.h && ox0 + m <= top.w) {
-        int run = 1;
-        while (t + run < count && tx + run < tiles_w && ox0 + (run + 1) * m <= top.w) run++;
-        args.dst = static_cast<float*>(top.data) + c * plane + (static_cast<long>(oy0) * top.w + ox0) * vlen_;
-        args.dst_stride = top.w * vbytes;
-        args.dst_tile_step = m * vbytes;
-        args.count = run;
-        args.residual_offset = residual_offset;
-        fn(&args);
-        t += run;
-        continue;
-      }
-      // Edge tile or narrower output packing: through a scratch tile.
       const int c0 = c * vlen_;
       WinogradScatterJob edge{static_cast<float*>(top.data) + (c0 / out_pack_) * plane,
                               plane,
@@ -224,14 +248,8 @@ void ConvWinograd::output_block(const float* mbuf, int tiles_w, long tile_begin,
         gather.scratch = residual_scratch;
         JITCONV_SIMD_CALL_ISA(isa_, gather_winograd_tile, gather);
       }
-      args.dst = scratch;
-      args.dst_stride = m * vbytes;
-      args.dst_tile_step = 0;
-      args.count = 1;
-      args.residual_offset = scratch_residual_offset;
       fn(&args);
       JITCONV_SIMD_CALL_ISA(isa_, scatter_winograd_tile, edge);
-      t++;
     }
   }
 }
@@ -331,7 +349,10 @@ void ConvWinograd::prepare(int ih, int iw) {
   int oh, ow;
   params_.output_size(ih, iw, oh, ow);
   const long tiles = static_cast<long>((oh + m_ - 1) / m_) * ((ow + m_ - 1) / m_);
-  input_tiles(ih, iw, params_.pads_for(ih, iw));  // generates the edge transforms
+  // Generates the edge transforms.
+  const ConvPads pads = params_.pads_for(ih, iw);
+  tile_edges(true, ih, iw, -pads.top, -pads.left);
+  if (out_pack_ == vlen_) tile_edges(false, oh, ow, 0, 0);
   for (int threads : {1, default_num_threads()}) {
     const Plan p = plan(tiles, threads);
     for (int count : block_sizes(tiles, threads, p)) block_kernels(count);
@@ -381,7 +402,13 @@ void ConvWinograd::run(const Mat& bottom_in, const Mat* residual, Mat& top, cons
 
   const int tiles_w = (ow + m_ - 1) / m_, tiles_h = (oh + m_ - 1) / m_;
   const long tiles = static_cast<long>(tiles_w) * tiles_h;
-  const InputTiles input = input_tiles(bottom.h, bottom.w, pads);
+  const std::shared_ptr<const TileEdges> input_edges = tile_edges(true, bottom.h, bottom.w, -pads.top, -pads.left);
+  // Output tiles are written straight into the tensor when it has the GEMM's packing (else
+  // through a scratch tile: the plan has no kernels).
+  const std::shared_ptr<const TileEdges> output_edges =
+      out_pack_ == vlen_ ? tile_edges(false, oh, ow, 0, 0)
+                         : std::make_shared<const TileEdges>(TileEdges{false, oh, ow, 0, 0, tiles_h, tiles_w, {}, {}, {}});
+  const TileEdges &input = *input_edges, &output = *output_edges;
   const int positions = alpha_ * alpha_;
   const int threads = std::max(1, opt.num_threads);
   const Plan plan_here = plan(tiles, threads);
@@ -401,7 +428,7 @@ void ConvWinograd::run(const Mat& bottom_in, const Mat* residual, Mat& top, cons
       for (const TileBlock& b : team_blocks(tiles, teams, t, block)) {
         input_block(bottom, input, b.first, b.count, 0, ic_packs_, v);
         gemm_block(v, mbuf, block_kernels(b.count), 0, positions, 0, kernels_->groups());
-        output_block(mbuf, tiles_w, b.first, b.count, 0, chunks_, residual, top);
+        output_block(mbuf, output, b.first, b.count, 0, chunks_, residual, top);
       }
     }
     return;
@@ -421,7 +448,8 @@ void ConvWinograd::run(const Mat& bottom_in, const Mat* residual, Mat& top, cons
     for (int p = 0; p < positions; p++)
       for (int g = 0; g < groups; g++) gemm_block(v, mbuf, kernels, p, p + 1, g, g + 1);
 #pragma omp for schedule(static)
-    for (int c = 0; c < chunks_; c++) output_block(static_cast<const float*>(mbuf.data), tiles_w, 0, count, c, c + 1, residual, top);
+    for (int c = 0; c < chunks_; c++)
+      output_block(static_cast<const float*>(mbuf.data), output, 0, count, c, c + 1, residual, top);
   }
 }
 

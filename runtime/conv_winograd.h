@@ -71,23 +71,27 @@ class ConvWinograd final : public ConvImpl {
   bool u_streams() const;  // U outgrows half of L2: it streams from L3 on each forward
   long v_panel(int count) const;  // floats per position of V (skewed)
   long m_panel(int count) const;  // floats per position of M (skewed)
-  // The input transforms of one input shape: which rows / columns of each tile's window
-  // lie in the padding, and the kernel for each such edge (the interior one for none).
-  struct InputTiles {
-    int h, w;         // input
-    ConvPads pads;
+  // The transforms of one shape, one way: which rows / columns of each tile's input window
+  // (output tile) lie outside the tensor, and the kernel for each such edge (the plain one
+  // for none).
+  struct TileEdges {
+    bool input;
+    int h, w;  // the tensor read (input) or written (output)
+    int top, left;  // the first tile's first row / column in it (-pads on the input)
     int tiles_h, tiles_w;
     std::vector<int> row_edge, column_edge;  // per tile row / column: packed edge rows / columns
     std::map<int, WinogradTransformFn> kernels;  // by row_edge | column_edge
     int key(int ty, int tx) const { return row_edge[ty] | column_edge[tx]; }
   };
-  InputTiles input_tiles(int h, int w, const ConvPads& pads) const;  // generates missing edge kernels
+  // Generates the edge kernels it needs that do not exist yet. Kept for the last few
+  // shapes: a forward looks its two up instead of rebuilding them.
+  std::shared_ptr<const TileEdges> tile_edges(bool input, int h, int w, int top, int left) const;
   // V panels of tiles [tile_begin, tile_begin + count) for channel packs [pack_begin, pack_end).
-  void input_block(const Mat& bottom, const InputTiles& tiles, long tile_begin, int count, int pack_begin,
+  void input_block(const Mat& bottom, const TileEdges& tiles, long tile_begin, int count, int pack_begin,
                    int pack_end, float* v) const;
   // Output tiles from M for chunks [chunk_begin, chunk_end); residual: laid out like top.
-  void output_block(const float* mbuf, int tiles_w, long tile_begin, int count, int chunk_begin, int chunk_end,
-                    const Mat* residual, Mat& top) const;
+  void output_block(const float* mbuf, const TileEdges& tiles, long tile_begin, int count, int chunk_begin,
+                    int chunk_end, const Mat* residual, Mat& top) const;
 
   ConvParams params_;
   Isa isa_;
@@ -100,9 +104,10 @@ class ConvWinograd final : public ConvImpl {
   int nr_max_;     // widest GEMM register block (tiles)
   std::unique_ptr<GemmKernelCache> kernels_;
   JitKernelPtr input_kernel_, output_kernel_;  // generated transforms (jit/winograd_gen.h)
-  WinogradTransformConf input_conf_;            // the interior input transform's
-  mutable std::mutex edge_mutex_;               // guards edge_kernels_
-  mutable std::map<int, JitKernelPtr> edge_kernels_;  // input transforms of edge windows, by key
+  WinogradTransformConf input_conf_, output_conf_;  // the plain transforms'
+  mutable std::mutex edge_mutex_;                   // guards edge_kernels_ and edge_plans_
+  mutable std::map<int, JitKernelPtr> edge_kernels_;  // transforms of edge tiles, by key (kOutputEdge: output)
+  mutable std::vector<std::shared_ptr<const TileEdges>> edge_plans_;  // the latest first
   Mat weights_;    // U: [alpha^2][group][ic_packs * vlen][chunks in group][vlen]
   Mat bias_;       // chunks * vlen, zero-padded
 };

@@ -122,6 +122,39 @@ TEST(ConvWinograd, EdgeWindowsReadOnlyTheTensor) {
   }
 }
 
+TEST(ConvWinograd, InputShapeChangesBetweenForwards) {
+  // A layer keeps the edge plans of its latest input shapes: twelve shapes through one
+  // layer and back to the first must give what a fresh layer gives for each.
+  for (Isa isa : jit_isas()) {
+    const int vlen = isa_lanes(isa);
+    for (int m : {2, 4, 6}) {
+      ConvParams p;
+      p.ic = p.oc = vlen;
+      p.kh = p.kw = 3;
+      p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = 1;
+      p.bias = true;
+      std::vector<float> weights(static_cast<size_t>(p.oc) * p.ic * 9), bias(p.oc, 0.125f);
+      for (size_t i = 0; i < weights.size(); i++) weights[i] = static_cast<float>((i * 29) % 23) / 23.f - 0.5f;
+      ConvWinograd shared(p, weights.data(), bias.data(), isa, vlen, vlen, m);
+      Option opt;
+      opt.num_threads = 1;
+      const int shapes[][2] = {{3, 4}, {3, 7}, {4, 4}, {5, 9}, {5, 5}, {9, 5}, {7, 8}, {8, 7},
+                               {11, 12}, {11, 13}, {13, 11}, {14, 14}, {3, 4}};  // h, w
+      for (const auto& shape : shapes) {
+        const int h = shape[0], w = shape[1], size = h * 100 + w;
+        Mat in(w, h, 1, vlen * 4u, vlen);
+        for (int i = 0; i < w * h * vlen; i++) static_cast<float*>(in.data)[i] = static_cast<float>(i % 19) / 19.f;
+        ConvWinograd fresh(p, weights.data(), bias.data(), isa, vlen, vlen, m);
+        Mat a, b;
+        shared.forward(in, a, opt);
+        fresh.forward(in, b, opt);
+        ASSERT_EQ(a.w * a.h, b.w * b.h);
+        EXPECT_EQ(0, memcmp(a.data, b.data, a.w * a.h * a.elemsize)) << isa_name(isa) << " F(" << m << ",3) " << size;
+      }
+    }
+  }
+}
+
 TEST(ConvWinograd, UPrefetchWhenUOutgrowsL2) {
   // U (transformed weights) past half of L2 streams from L3 each forward: the GEMM kernels
   // then prefetch the next (position, group) panel while multiplying by the current one

@@ -133,3 +133,69 @@ TEST(WinogradTransform, FormsByIsaAndTile) {
   EXPECT_FALSE(conf.in_registers());
   EXPECT_NE(conf.name().find("_stack"), std::string::npos);
 }
+
+TEST(WinogradTransform, OutputEdgesStoreOnlyInside) {
+  // An output edge kernel (the tile's last rows / columns past the tensor) must store
+  // exactly the plain kernel's values inside and leave every other float untouched, in
+  // both forms, with bias, residual and activation.
+  struct Form {
+    Isa isa;
+    bool stack;
+  };
+  std::vector<Form> forms;
+  if (isa_supported(Isa::avx512)) forms.insert(forms.end(), {{Isa::avx512, false}, {Isa::avx512, true}});
+  if (isa_supported(Isa::avx2)) forms.push_back({Isa::avx2, true});
+  if (forms.empty()) GTEST_SKIP() << "needs AVX2 or AVX-512";
+  for (const Form& form : forms)
+    for (int m : {2, 4, 6}) {
+      const int A = m + 2, vlen = isa_lanes(form.isa), count = 3;
+      const long vbytes = vlen * 4L;
+      const long row_pixels = count * m + 3, panel = (count + 2L) * vlen;
+      std::mt19937 rng(m * 31 + vlen);
+      std::uniform_real_distribution<float> dist(-2.f, 2.f);
+      std::vector<float> panels(A * A * panel), bias(vlen), garbage((m + 2) * row_pixels * vlen);
+      for (float& v : panels) v = dist(rng);
+      for (float& v : bias) v = dist(rng);
+      for (float& v : garbage) v = dist(rng);
+      const std::vector<float> residual = garbage;
+      WinogradTransformConf conf;
+      conf.isa = form.isa;
+      conf.vlen = vlen;
+      conf.m = m;
+      conf.input = false;
+      conf.stack_pass = form.stack;
+      conf.bias = conf.residual = true;
+      conf.act = Activation::parse("leaky:0.1");
+      auto run = [&](const WinogradTransformConf& c) {
+        std::vector<float> dst = garbage;
+        WinogradTransformArgs args{};
+        args.src = panels.data();
+        args.src_stride = panel * 4;
+        args.src_tile_step = vbytes;
+        args.dst = dst.data() + row_pixels * vlen;  // one spare row above
+        args.dst_stride = row_pixels * vbytes;
+        args.dst_tile_step = m * vbytes;
+        args.bias = bias.data();
+        args.count = count;
+        args.residual_offset = reinterpret_cast<const char*>(residual.data()) - reinterpret_cast<const char*>(dst.data());
+        kernel_for(c)(&args);
+        return dst;
+      };
+      const std::vector<float> plain = run(conf);
+      for (const WinogradEdge& edge : std::vector<WinogradEdge>{{0, 1, 0, 0}, {0, 0, 0, 1}, {0, m - 1, 0, m - 1}, {0, m, 0, 0}}) {
+        WinogradTransformConf edged = conf;
+        edged.edge = edge;
+        const std::vector<float> got = run(edged);
+        long wrong = 0, written = 0;
+        for (long i = 0; i < static_cast<long>(got.size()); i++) {
+          const long pixel = i / vlen, row = pixel / row_pixels - 1, x = pixel % row_pixels;
+          const bool in_tile = row >= 0 && row < m && x < count * m;
+          const bool inside = in_tile && !edge.outside(static_cast<int>(row), static_cast<int>(x % m), m);
+          if (memcmp(&got[i], inside ? &plain[i] : &garbage[i], 4) != 0) wrong++;
+          written += inside;
+        }
+        EXPECT_EQ(wrong, 0) << edged.name();
+        EXPECT_EQ(written, static_cast<long>(m - edge.bottom) * (m - edge.right) * count * vlen) << edged.name();
+      }
+    }
+}
