@@ -17,6 +17,7 @@
 #include "runtime/extractor.h"
 #include "runtime/layer.h"
 #include "runtime/layer_registry.h"
+#include "runtime/layers/convolution.h"
 #include "runtime/mat.h"
 #include "runtime/model_random.h"
 #include "runtime/net.h"
