@@ -102,13 +102,19 @@ long ConvWinograd::m_panel(int count) const { return static_cast<long>(chunks_) 
 
 namespace {
 constexpr int kOutputEdge = 1 << 16;  // edge_kernels_ keys of output transforms
+constexpr size_t kEdgePlans = 16;     // an input and an output plan per shape: the last 8 shapes used
 }  // namespace
 
 std::shared_ptr<const ConvWinograd::TileEdges> ConvWinograd::tile_edges(bool input, int h, int w, int top,
                                                                         int left) const {
   std::lock_guard<std::mutex> lock(edge_mutex_);
-  for (const auto& plan : edge_plans_)
-    if (plan->input == input && plan->h == h && plan->w == w && plan->top == top && plan->left == left) return plan;
+  for (auto it = edge_plans_.begin(); it != edge_plans_.end(); ++it) {
+    const TileEdges& plan = **it;
+    if (plan.input == input && plan.h == h && plan.w == w && plan.top == top && plan.left == left) {
+      std::rotate(edge_plans_.begin(), it, it + 1);  // most recently used first
+      return edge_plans_.front();
+    }
+  }
   int oh = h, ow = w;  // output: the tensor is the output
   if (input) params_.output_size(h, w, oh, ow);
   auto made = std::make_shared<TileEdges>(TileEdges{input, h, w, top, left, (oh + m_ - 1) / m_, (ow + m_ - 1) / m_, {}, {}, {}});
@@ -149,8 +155,14 @@ std::shared_ptr<const ConvWinograd::TileEdges> ConvWinograd::tile_edges(bool inp
       tiles.kernels[key] = it->second->entry<WinogradTransformFn>();
     }
   edge_plans_.insert(edge_plans_.begin(), made);
-  if (edge_plans_.size() > 8) edge_plans_.pop_back();
+  edge_plans_built_++;
+  if (edge_plans_.size() > kEdgePlans) edge_plans_.pop_back();
   return made;
+}
+
+long ConvWinograd::edge_plans_built() const {
+  std::lock_guard<std::mutex> lock(edge_mutex_);
+  return edge_plans_built_;
 }
 
 void ConvWinograd::input_block(const Mat& bottom, const TileEdges& tiles, long tile_begin, int count, int pack_begin,

@@ -50,6 +50,8 @@ class ConvWinograd final : public ConvImpl {
     int count;
   };
   static std::vector<TileBlock> team_blocks(long tiles, int teams, int team, int max_block);
+  // Edge plans built so far (an input and an output one per new shape; tests check the cache).
+  long edge_plans_built() const;
 
  private:
   void run(const Mat& bottom, const Mat* residual, Mat& top, const Option& opt) const;
@@ -83,8 +85,8 @@ class ConvWinograd final : public ConvImpl {
     std::map<int, WinogradTransformFn> kernels;  // by row_edge | column_edge
     int key(int ty, int tx) const { return row_edge[ty] | column_edge[tx]; }
   };
-  // Generates the edge kernels it needs that do not exist yet. Kept for the last few
-  // shapes: a forward looks its two up instead of rebuilding them.
+  // Generates the edge kernels it needs that do not exist yet. Kept for the 8 shapes used
+  // last: a forward looks its two plans up instead of rebuilding them.
   std::shared_ptr<const TileEdges> tile_edges(bool input, int h, int w, int top, int left) const;
   // V panels of tiles [tile_begin, tile_begin + count) for channel packs [pack_begin, pack_end).
   void input_block(const Mat& bottom, const TileEdges& tiles, long tile_begin, int count, int pack_begin,
@@ -107,7 +109,8 @@ class ConvWinograd final : public ConvImpl {
   WinogradTransformConf input_conf_, output_conf_;  // the plain transforms'
   mutable std::mutex edge_mutex_;                   // guards edge_kernels_ and edge_plans_
   mutable std::map<int, JitKernelPtr> edge_kernels_;  // transforms of edge tiles, by key (kOutputEdge: output)
-  mutable std::vector<std::shared_ptr<const TileEdges>> edge_plans_;  // the latest first
+  mutable std::vector<std::shared_ptr<const TileEdges>> edge_plans_;  // the most recently used first
+  mutable long edge_plans_built_ = 0;
   Mat weights_;    // U: [alpha^2][group][ic_packs * vlen][chunks in group][vlen]
   Mat bias_;       // chunks * vlen, zero-padded
 };

@@ -6,9 +6,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "runtime/conv_winograd.h"
@@ -23,6 +28,43 @@ namespace {
 // the worst measured over 63 problems (8..256 channels, 5x5..56x56, inputs and weights
 // uniform in [-1, 1]): F(2,3) 6.5e-7, F(4,3) 1.3e-5, F(6,3) 1.8e-5.
 double winograd_bound(int m) { return m == 2 ? 2.6e-6 : m == 4 ? 5.2e-5 : 7e-5; }
+
+// `bytes` of read-write memory that end (or start) right at an inaccessible page.
+class GuardedBlock {
+ public:
+  GuardedBlock(long bytes, bool at_end) : page_(sysconf(_SC_PAGESIZE)) {
+    inside_ = (bytes + page_ - 1) / page_ * page_;
+    region_ = static_cast<char*>(
+        mmap(nullptr, inside_ + 2 * page_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    if (region_ == MAP_FAILED) throw std::runtime_error("mmap failed");
+    mprotect(region_, page_, PROT_NONE);
+    mprotect(region_ + page_ + inside_, page_, PROT_NONE);
+    data_ = region_ + page_ + (at_end ? inside_ - bytes : 0);
+  }
+  ~GuardedBlock() { munmap(region_, inside_ + 2 * page_); }
+  GuardedBlock(const GuardedBlock&) = delete;
+  GuardedBlock& operator=(const GuardedBlock&) = delete;
+  float* data() const { return reinterpret_cast<float*>(data_); }
+
+ private:
+  long page_, inside_;
+  char* region_;
+  char* data_;
+};
+
+// Hands out blocks that end right before an inaccessible page (64-byte aligned: the block
+// is the request rounded up to 64 bytes).
+class GuardedAllocator final : public Allocator {
+ public:
+  void* fast_malloc(size_t size) override {
+    blocks_.push_back(std::make_unique<GuardedBlock>((static_cast<long>(size) + 63) / 64 * 64, true));
+    return blocks_.back()->data();
+  }
+  void fast_free(void*) override {}  // blocks live as long as the allocator
+
+ private:
+  std::vector<std::unique_ptr<GuardedBlock>> blocks_;
+};
 }  // namespace
 
 TEST(ConvWinograd, OutputSizesAndTails) {
@@ -152,6 +194,132 @@ TEST(ConvWinograd, InputShapeChangesBetweenForwards) {
         EXPECT_EQ(0, memcmp(a.data, b.data, a.w * a.h * a.elemsize)) << isa_name(isa) << " F(" << m << ",3) " << size;
       }
     }
+  }
+}
+
+TEST(ConvWinograd, EdgeTilesTouchOnlyTheirTensors) {
+  // Large and asymmetric pads on small inputs (windows entirely in the padding), with a
+  // residual and an activation: the input plane and the residual end at an inaccessible
+  // page, the output comes from an allocator whose blocks do too, so any read or write
+  // past them faults. Results must equal those from ordinary copies.
+  struct Case {
+    int h, w, top, left, bottom, right;
+  };
+  const Case cases[] = {{1, 1, 9, 9, 9, 9}, {2, 2, 0, 0, 1, 1}, {3, 3, 0, 0, 0, 0}, {1, 3, 1, 0, 1, 0},
+                        {4, 5, 7, 1, 0, 6}, {3, 1, 0, 17, 0, 0}, {6, 7, 3, 2, 5, 4}, {1, 2, 2, 5, 3, 0}};
+  for (Isa isa : jit_isas()) {
+    const int vlen = isa_lanes(isa);
+    for (int m : {2, 4, 6})
+      for (const Case& k : cases) {
+        ConvParams p;
+        p.ic = p.oc = vlen;
+        p.kh = p.kw = 3;
+        p.pad_top = k.top, p.pad_left = k.left, p.pad_bottom = k.bottom, p.pad_right = k.right;
+        p.pad_value = 0.25f;
+        p.bias = p.residual = true;
+        p.act = Activation::parse("leaky:0.1");
+        std::vector<float> weights(static_cast<size_t>(p.oc) * p.ic * 9), bias(p.oc, 0.5f);
+        for (size_t i = 0; i < weights.size(); i++) weights[i] = static_cast<float>((i * 37) % 17) / 17.f - 0.5f;
+        ConvWinograd conv(p, weights.data(), bias.data(), isa, vlen, vlen, m);
+        int oh, ow;
+        p.output_size(k.h, k.w, oh, ow);
+        const long in_bytes = static_cast<long>(k.h) * k.w * vlen * 4, out_bytes = static_cast<long>(oh) * ow * vlen * 4;
+        // Planes end at the guard (their cstep padding, if any, would lie past it: never read).
+        GuardedBlock in_block(in_bytes, true), residual_block(out_bytes, true);
+        for (long i = 0; i < in_bytes / 4; i++) in_block.data()[i] = static_cast<float>((i * 13) % 29) / 29.f - 0.5f;
+        for (long i = 0; i < out_bytes / 4; i++) residual_block.data()[i] = static_cast<float>((i * 7) % 31) / 31.f - 0.5f;
+        const Mat in(k.w, k.h, 1, in_block.data(), vlen * 4u, vlen), residual(ow, oh, 1, residual_block.data(), vlen * 4u, vlen);
+        // Copies of the planes (clone() would read the cstep padding past the guard).
+        Mat in_copy(k.w, k.h, 1, vlen * 4u, vlen), residual_copy(ow, oh, 1, vlen * 4u, vlen);
+        memcpy(in_copy.data, in.data, in_bytes);
+        memcpy(residual_copy.data, residual.data, out_bytes);
+        GuardedAllocator output_allocator;
+        Option guarded, plain;
+        guarded.num_threads = plain.num_threads = 1;
+        guarded.blob_allocator = &output_allocator;
+        Mat from_guarded, from_copies;
+        conv.forward_residual(in, residual, from_guarded, guarded);
+        conv.forward_residual(in_copy, residual_copy, from_copies, plain);
+        EXPECT_EQ(0, memcmp(from_guarded.data, from_copies.data, out_bytes))
+            << isa_name(isa) << " F(" << m << ",3) " << k.h << "x" << k.w << " pads " << k.top << "," << k.left << ","
+            << k.bottom << "," << k.right;
+      }
+  }
+}
+
+TEST(ConvWinograd, ConcurrentForwardsAcrossShapes) {
+  // forward() is const: threads may share a layer. Four threads run 12 input shapes (more
+  // than the edge plans kept) through one layer at once; each result must equal a fresh
+  // layer's for that shape.
+  for (Isa isa : jit_isas()) {
+    const int vlen = isa_lanes(isa);
+    for (int m : {2, 4, 6}) {
+      ConvParams p;
+      p.ic = p.oc = vlen;
+      p.kh = p.kw = 3;
+      p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = 1;
+      p.bias = true;
+      std::vector<float> weights(static_cast<size_t>(p.oc) * p.ic * 9), bias(p.oc, 0.125f);
+      for (size_t i = 0; i < weights.size(); i++) weights[i] = static_cast<float>((i * 29) % 23) / 23.f - 0.5f;
+      ConvWinograd shared(p, weights.data(), bias.data(), isa, vlen, vlen, m);
+      const int shapes[][2] = {{3, 4}, {3, 7}, {4, 4}, {5, 9}, {5, 5}, {9, 5},
+                               {7, 8}, {8, 7}, {11, 12}, {11, 13}, {13, 11}, {14, 14}};  // h, w
+      std::vector<Mat> inputs, expected;
+      for (const auto& shape : shapes) {
+        Mat in(shape[1], shape[0], 1, vlen * 4u, vlen);
+        for (int i = 0; i < shape[0] * shape[1] * vlen; i++) static_cast<float*>(in.data)[i] = static_cast<float>(i % 19) / 19.f;
+        ConvWinograd fresh(p, weights.data(), bias.data(), isa, vlen, vlen, m);
+        Option opt;
+        opt.num_threads = 1;
+        Mat out;
+        fresh.forward(in, out, opt);
+        inputs.push_back(in);
+        expected.push_back(out);
+      }
+      std::atomic<int> wrong{0};
+      std::vector<std::thread> threads;
+      for (int t = 0; t < 4; t++)
+        threads.emplace_back([&, t] {
+          Option opt;
+          opt.num_threads = 1;
+          for (int i = 0; i < 60; i++) {
+            const int s = (i * 5 + t * 3) % 12;
+            Mat out;
+            shared.forward(inputs[s], out, opt);
+            if (memcmp(out.data, expected[s].data, out.w * out.h * out.elemsize) != 0) wrong++;
+          }
+        });
+      for (std::thread& t : threads) t.join();
+      EXPECT_EQ(wrong.load(), 0) << isa_name(isa) << " F(" << m << ",3)";
+    }
+  }
+}
+
+TEST(ConvWinograd, EdgePlansKeptForTheLastEightShapes) {
+  // A plan (edge per tile row / column, kernel per edge) is built once per shape and way;
+  // the 8 shapes used last keep theirs, whatever order they come in.
+  const Isa isa = jit_isas().front();
+  const int vlen = isa_lanes(isa);
+  ConvParams p;
+  p.ic = p.oc = vlen;
+  p.kh = p.kw = 3;
+  p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = 1;
+  std::vector<float> weights(static_cast<size_t>(p.oc) * p.ic * 9, 0.1f);
+  Option opt;
+  opt.num_threads = 1;
+  for (int shapes : {8, 9}) {
+    ConvWinograd conv(p, weights.data(), nullptr, isa, vlen, vlen, 4);
+    for (int round = 0; round < 3; round++)
+      for (int s = 0; s < shapes; s++) {
+        const int size = 8 + (round % 2 ? shapes - 1 - s : s);  // forwards, then backwards
+        Mat in(size, size, 1, vlen * 4u, vlen), out;
+        in.fill(0.5f);
+        conv.forward(in, out, opt);
+      }
+    if (shapes == 8)
+      EXPECT_EQ(conv.edge_plans_built(), 2 * 8) << "input and output plans, each built once";
+    else  // the first round builds 9 shapes; each later round misses only the shape evicted last
+      EXPECT_EQ(conv.edge_plans_built(), 2 * 11) << "a ninth shape evicts the least recently used";
   }
 }
 
