@@ -5,6 +5,9 @@
 // back with bias and activation into the output elempack. Blocks are sized so V and M
 // stay in L2 while they are used: no whole-tensor pass through memory. When there are
 // too few tiles to give every thread a block, the three steps run as parallel phases.
+// Tiles that cross the tensors' edges go through transforms generated per edge, straight
+// from and into the tensors (conv_winograd_tiles.cpp: the edge plans and the two
+// transform steps).
 #pragma once
 #include <map>
 #include <memory>

@@ -29,6 +29,33 @@ namespace {
 // uniform in [-1, 1]): F(2,3) 6.5e-7, F(4,3) 1.3e-5, F(6,3) 1.8e-5.
 double winograd_bound(int m) { return m == 2 ? 2.6e-6 : m == 4 ? 5.2e-5 : 7e-5; }
 
+// A 3x3 pad-1 layer on one channel pack (vlen in and out) with bias and fixed weights, and
+// twelve input shapes (h, w) for it.
+struct OnePackLayer {
+  int vlen;
+  ConvParams params;
+  std::vector<float> weights, bias;
+  explicit OnePackLayer(int lanes) : vlen(lanes) {
+    params.ic = params.oc = vlen;
+    params.kh = params.kw = 3;
+    params.pad_top = params.pad_left = params.pad_bottom = params.pad_right = 1;
+    params.bias = true;
+    weights.resize(static_cast<size_t>(vlen) * vlen * 9);
+    for (size_t i = 0; i < weights.size(); i++) weights[i] = static_cast<float>((i * 29) % 23) / 23.f - 0.5f;
+    bias.assign(vlen, 0.125f);
+  }
+  std::unique_ptr<ConvWinograd> make(Isa isa, int m) const {
+    return std::make_unique<ConvWinograd>(params, weights.data(), bias.data(), isa, vlen, vlen, m);
+  }
+};
+const int kTwelveShapes[12][2] = {{3, 4}, {3, 7}, {4, 4}, {5, 9}, {5, 5}, {9, 5}, {7, 8}, {8, 7}, {11, 12}, {11, 13}, {13, 11}, {14, 14}};
+
+Mat one_pack_input(int h, int w, int vlen) {
+  Mat in(w, h, 1, vlen * 4u, vlen);
+  for (int i = 0; i < w * h * vlen; i++) static_cast<float*>(in.data)[i] = static_cast<float>(i % 19) / 19.f;
+  return in;
+}
+
 // `bytes` of read-write memory that end (or start) right at an inaccessible page.
 class GuardedBlock {
  public:
@@ -168,30 +195,19 @@ TEST(ConvWinograd, InputShapeChangesBetweenForwards) {
   // A layer keeps the edge plans of its latest input shapes: twelve shapes through one
   // layer and back to the first must give what a fresh layer gives for each.
   for (Isa isa : jit_isas()) {
-    const int vlen = isa_lanes(isa);
+    const OnePackLayer layer(isa_lanes(isa));
     for (int m : {2, 4, 6}) {
-      ConvParams p;
-      p.ic = p.oc = vlen;
-      p.kh = p.kw = 3;
-      p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = 1;
-      p.bias = true;
-      std::vector<float> weights(static_cast<size_t>(p.oc) * p.ic * 9), bias(p.oc, 0.125f);
-      for (size_t i = 0; i < weights.size(); i++) weights[i] = static_cast<float>((i * 29) % 23) / 23.f - 0.5f;
-      ConvWinograd shared(p, weights.data(), bias.data(), isa, vlen, vlen, m);
+      const std::unique_ptr<ConvWinograd> shared = layer.make(isa, m);
       Option opt;
       opt.num_threads = 1;
-      const int shapes[][2] = {{3, 4}, {3, 7}, {4, 4}, {5, 9}, {5, 5}, {9, 5}, {7, 8}, {8, 7},
-                               {11, 12}, {11, 13}, {13, 11}, {14, 14}, {3, 4}};  // h, w
-      for (const auto& shape : shapes) {
-        const int h = shape[0], w = shape[1], size = h * 100 + w;
-        Mat in(w, h, 1, vlen * 4u, vlen);
-        for (int i = 0; i < w * h * vlen; i++) static_cast<float*>(in.data)[i] = static_cast<float>(i % 19) / 19.f;
-        ConvWinograd fresh(p, weights.data(), bias.data(), isa, vlen, vlen, m);
+      for (int s = 0; s <= 12; s++) {
+        const int h = kTwelveShapes[s % 12][0], w = kTwelveShapes[s % 12][1];  // and back to the first
+        const Mat in = one_pack_input(h, w, layer.vlen);
         Mat a, b;
-        shared.forward(in, a, opt);
-        fresh.forward(in, b, opt);
+        shared->forward(in, a, opt);
+        layer.make(isa, m)->forward(in, b, opt);
         ASSERT_EQ(a.w * a.h, b.w * b.h);
-        EXPECT_EQ(0, memcmp(a.data, b.data, a.w * a.h * a.elemsize)) << isa_name(isa) << " F(" << m << ",3) " << size;
+        EXPECT_EQ(0, memcmp(a.data, b.data, a.w * a.h * a.elemsize)) << isa_name(isa) << " F(" << m << ",3) " << h << "x" << w;
       }
     }
   }
@@ -252,28 +268,16 @@ TEST(ConvWinograd, ConcurrentForwardsAcrossShapes) {
   // than the edge plans kept) through one layer at once; each result must equal a fresh
   // layer's for that shape.
   for (Isa isa : jit_isas()) {
-    const int vlen = isa_lanes(isa);
+    const OnePackLayer layer(isa_lanes(isa));
     for (int m : {2, 4, 6}) {
-      ConvParams p;
-      p.ic = p.oc = vlen;
-      p.kh = p.kw = 3;
-      p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = 1;
-      p.bias = true;
-      std::vector<float> weights(static_cast<size_t>(p.oc) * p.ic * 9), bias(p.oc, 0.125f);
-      for (size_t i = 0; i < weights.size(); i++) weights[i] = static_cast<float>((i * 29) % 23) / 23.f - 0.5f;
-      ConvWinograd shared(p, weights.data(), bias.data(), isa, vlen, vlen, m);
-      const int shapes[][2] = {{3, 4}, {3, 7}, {4, 4}, {5, 9}, {5, 5}, {9, 5},
-                               {7, 8}, {8, 7}, {11, 12}, {11, 13}, {13, 11}, {14, 14}};  // h, w
+      const std::unique_ptr<ConvWinograd> shared = layer.make(isa, m);
       std::vector<Mat> inputs, expected;
-      for (const auto& shape : shapes) {
-        Mat in(shape[1], shape[0], 1, vlen * 4u, vlen);
-        for (int i = 0; i < shape[0] * shape[1] * vlen; i++) static_cast<float*>(in.data)[i] = static_cast<float>(i % 19) / 19.f;
-        ConvWinograd fresh(p, weights.data(), bias.data(), isa, vlen, vlen, m);
+      for (const auto& shape : kTwelveShapes) {
+        inputs.push_back(one_pack_input(shape[0], shape[1], layer.vlen));
         Option opt;
         opt.num_threads = 1;
         Mat out;
-        fresh.forward(in, out, opt);
-        inputs.push_back(in);
+        layer.make(isa, m)->forward(inputs.back(), out, opt);
         expected.push_back(out);
       }
       std::atomic<int> wrong{0};
@@ -285,7 +289,7 @@ TEST(ConvWinograd, ConcurrentForwardsAcrossShapes) {
           for (int i = 0; i < 60; i++) {
             const int s = (i * 5 + t * 3) % 12;
             Mat out;
-            shared.forward(inputs[s], out, opt);
+            shared->forward(inputs[s], out, opt);
             if (memcmp(out.data, expected[s].data, out.w * out.h * out.elemsize) != 0) wrong++;
           }
         });
