@@ -48,6 +48,8 @@ TEST(ConvDilated, SplitsMatchTheReference) {
     check_dilated(isa, "mb1ic32ih9iw12oc40oh9ow12kh3kw3ph2pw2dh1dw1", "mish", 7e-5);
     check_dilated(isa, "mb1ic24ih13oc16kh3ph0dh1", "sigmoid", 7e-5);        // no padding: valid only
     check_dilated(isa, "mb1ic16ih4oc16oh4kh3ph2dh1", "none", 7e-5);         // sub-images smaller than a tile
+    check_dilated(isa, "mb1ic12ih10iw13oc20kh3kw3ph2pw2dh1dw1", "none", 7e-5);  // elempack 4 in and out
+    check_dilated(isa, "mb1ic16ih12oc16kh3ph1dh1", "none", 7e-5);         // pad < dilation: residues differ
   }
 }
 
