@@ -197,7 +197,7 @@ void ConvWinograd::prepare(int ih, int iw) {
   // Generates the edge transforms.
   const ConvPads pads = params_.pads_for(ih, iw);
   tile_edges(true, ih, iw, -pads.top, -pads.left);
-  if (out_pack_ == vlen_) tile_edges(false, oh, ow, 0, 0);
+  tile_edges(false, oh, ow, 0, 0);
   for (int threads : {1, default_num_threads()}) {
     const Plan p = plan(tiles, threads);
     for (int count : block_sizes(tiles, threads, p)) block_kernels(count);
@@ -248,11 +248,7 @@ void ConvWinograd::run(const Mat& bottom_in, const Mat* residual, Mat& top, cons
   const int tiles_w = (ow + m_ - 1) / m_, tiles_h = (oh + m_ - 1) / m_;
   const long tiles = static_cast<long>(tiles_w) * tiles_h;
   const std::shared_ptr<const TileEdges> input_edges = tile_edges(true, bottom.h, bottom.w, -pads.top, -pads.left);
-  // Output tiles are written straight into the tensor when it has the GEMM's packing (else
-  // through a scratch tile: the plan has no kernels).
-  const std::shared_ptr<const TileEdges> output_edges =
-      out_pack_ == vlen_ ? tile_edges(false, oh, ow, 0, 0)
-                         : std::make_shared<const TileEdges>(TileEdges{false, oh, ow, 0, 0, tiles_h, tiles_w, {}, {}, {}});
+  const std::shared_ptr<const TileEdges> output_edges = tile_edges(false, oh, ow, 0, 0);
   const TileEdges &input = *input_edges, &output = *output_edges;
   const int positions = alpha_ * alpha_;
   const int threads = std::max(1, opt.num_threads);

@@ -18,6 +18,22 @@ namespace jitconv {
 namespace {
 constexpr int kOutputEdge = 1 << 16;  // edge_kernels_ keys of output transforms
 constexpr size_t kEdgePlans = 16;     // an input and an output plan per shape: the last 8 shapes used
+
+// Calls run(t, ty, tx, key, count) for each run of the tiles [tile_begin, tile_begin +
+// count) that lie along one tile row and cross the same edges (key 0: none); t counts
+// from tile_begin.
+template <typename TileEdges, typename Run>
+void for_each_run(const TileEdges& tiles, long tile_begin, int count, Run run) {
+  for (int t = 0; t < count;) {
+    const long tile = tile_begin + t;
+    const int ty = static_cast<int>(tile / tiles.tiles_w), tx = static_cast<int>(tile % tiles.tiles_w);
+    const int key = tiles.key(ty, tx);
+    int length = 1;
+    while (t + length < count && tx + length < tiles.tiles_w && tiles.key(ty, tx + length) == key) length++;
+    run(t, ty, tx, key, length);
+    t += length;
+  }
+}
 }  // namespace
 
 std::shared_ptr<const ConvWinograd::TileEdges> ConvWinograd::tile_edges(bool input, int h, int w, int top,
@@ -47,7 +63,11 @@ std::shared_ptr<const ConvWinograd::TileEdges> ConvWinograd::tile_edges(bool inp
     keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
     return keys;
   };
-  const std::vector<int> rows = distinct(tiles.row_edge), columns = distinct(tiles.column_edge);
+  // Outputs in a narrower elempack go through a scratch tile: their plan is the tile grid,
+  // with no kernels.
+  const bool scratch_output = !input && out_pack_ != vlen_;
+  const std::vector<int> rows = scratch_output ? std::vector<int>() : distinct(tiles.row_edge);
+  const std::vector<int> columns = distinct(tiles.column_edge);
   const JitKernelPtr& plain = input ? input_kernel_ : output_kernel_;
   for (int r : rows)
     for (int c : columns) {
@@ -56,7 +76,8 @@ std::shared_ptr<const ConvWinograd::TileEdges> ConvWinograd::tile_edges(bool inp
         tiles.kernels[0] = plain->entry<WinogradTransformFn>();
         continue;
       }
-      auto it = edge_kernels_.find(key | (input ? 0 : kOutputEdge));
+      const int cache_key = key | (input ? 0 : kOutputEdge);
+      auto it = edge_kernels_.find(cache_key);
       if (it == edge_kernels_.end()) {
         WinogradTransformConf conf = input ? input_conf_ : output_conf_;
         conf.edge.top = r & 15;
@@ -65,7 +86,7 @@ std::shared_ptr<const ConvWinograd::TileEdges> ConvWinograd::tile_edges(bool inp
         conf.edge.right = c >> 12;
         JitKernelPtr kernel = KernelRegistry::instance().get(
             conf.name(), [conf] { return std::make_unique<WinogradTransformGenerator>(conf); });
-        it = edge_kernels_.emplace(key | (input ? 0 : kOutputEdge), std::move(kernel)).first;
+        it = edge_kernels_.emplace(cache_key, std::move(kernel)).first;
       }
       tiles.kernels[key] = it->second->entry<WinogradTransformFn>();
     }
@@ -91,13 +112,7 @@ void ConvWinograd::input_block(const Mat& bottom, const TileEdges& tiles, long t
   args.pad_value = params_.pad_value;
   for (int c = pack_begin; c < pack_end; c++) {
     const uintptr_t plane = reinterpret_cast<uintptr_t>(bottom.data) + c * static_cast<long>(bottom.cstep) * vbytes;
-    for (int t = 0; t < count;) {
-      const long tile = tile_begin + t;
-      const int ty = static_cast<int>(tile / tiles.tiles_w), tx = static_cast<int>(tile % tiles.tiles_w);
-      // A run of tiles along this tile row whose windows cross the same edges (or none).
-      const int key = tiles.key(ty, tx);
-      int run = 1;
-      while (t + run < count && tx + run < tiles.tiles_w && tiles.key(ty, tx + run) == key) run++;
+    for_each_run(tiles, tile_begin, count, [&](int t, int ty, int tx, int key, int run) {
       // The window's top-left pixel: outside the tensor at a top or left edge, where the
       // edge kernel reads nothing (integer arithmetic: no out-of-range pointer is formed).
       const long y0 = tiles.top + static_cast<long>(ty) * m_, x0 = tiles.left + static_cast<long>(tx) * m_;
@@ -105,8 +120,7 @@ void ConvWinograd::input_block(const Mat& bottom, const TileEdges& tiles, long t
       args.dst = v + (static_cast<long>(c) * count + t) * vlen_;
       args.count = run;
       tiles.kernels.at(key)(&args);
-      t += run;
-    }
+    });
   }
 }
 
@@ -126,18 +140,12 @@ void ConvWinograd::output_block(const float* mbuf, const TileEdges& tiles, long 
     args.residual_offset = residual_offset;
     for (int c = chunk_begin; c < chunk_end; c++) {
       args.bias = params_.bias ? static_cast<const float*>(bias_.data) + c * vlen_ : nullptr;
-      for (int t = 0; t < count;) {
-        const long tile = tile_begin + t;
-        const int ty = static_cast<int>(tile / tiles.tiles_w), tx = static_cast<int>(tile % tiles.tiles_w);
-        const int key = tiles.key(ty, tx);
-        int run = 1;
-        while (t + run < count && tx + run < tiles.tiles_w && tiles.key(ty, tx + run) == key) run++;
+      for_each_run(tiles, tile_begin, count, [&](int t, int ty, int tx, int key, int run) {
         args.src = mbuf + (static_cast<long>(c) * count + t) * vlen_;
         args.dst = static_cast<float*>(top.data) + c * plane + (static_cast<long>(ty) * m * top.w + tx * m) * vlen_;
         args.count = run;
         tiles.kernels.at(key)(&args);
-        t += run;
-      }
+      });
     }
     return;
   }
