@@ -9,6 +9,7 @@
 #include "runtime/border.h"
 #include "runtime/cpu.h"
 #include "runtime/error.h"
+#include "runtime/task_ranges.h"
 
 namespace jitconv {
 
@@ -201,9 +202,10 @@ void ConvDirect::run(const Mat& bottom_in, const Mat* residual, Mat& top, const 
   const bool prefetch_rows = prefetch_input_rows(ih, iw);
 
   // Tasks (group, row) in the order chosen above, each weighted by its group's chunks.
-  // Every thread takes a contiguous run of tasks holding an equal share of the work: with
-  // a plain static split a short last group left a thread idle (7x7 s2 ic3 -> 64 in groups
-  // of 3 + 1 chunks on two threads: 0.78x oneDNN, one thread 1.10x).
+  // Every thread starts on a contiguous run of tasks holding an equal share of the work:
+  // with a plain static split a short last group left a thread idle (7x7 s2 ic3 -> 64 in
+  // groups of 3 + 1 chunks on two threads: 0.78x oneDNN, one thread 1.10x). Threads that
+  // finish early take over the ends of the others' runs (task_ranges.h).
   const long task_count = static_cast<long>(groups) * oh;
   const int last_chunks = chunks_ - (groups - 1) * ur_oc;
   std::vector<long> work_before(task_count + 1, 0);
@@ -211,56 +213,53 @@ void ConvDirect::run(const Mat& bottom_in, const Mat* residual, Mat& top, const 
     const int g = static_cast<int>(rows_first ? task % groups : task / oh);
     work_before[task + 1] = work_before[task] + (g == groups - 1 ? last_chunks : ur_oc);
   }
-#pragma omp parallel num_threads(opt.num_threads)
-  {
-    const long threads = omp_get_num_threads(), thread = omp_get_thread_num();
-    const long total = work_before[task_count];
-    const long task_begin = std::lower_bound(work_before.begin(), work_before.end(), total * thread / threads) -
-                            work_before.begin();
-    const long task_end = std::lower_bound(work_before.begin(), work_before.end(), total * (thread + 1) / threads) -
-                          work_before.begin();
-    for (long task = task_begin; task < task_end; task++) {
-      const int g = static_cast<int>(rows_first ? task % groups : task / oh);
-      const int oy = static_cast<int>(rows_first ? task / groups : task % oh);
-      const bool last = g == groups - 1;
-      const int iy0 = oy * sh - pad_top;
-      const int kh_begin = iy0 >= 0 ? 0 : (-iy0 + dh - 1) / dh;
-      const int kh_end = ih - iy0 > 0 ? std::min(kh, (ih - iy0 + dh - 1) / dh) : 0;
-      const long group_kh_stride = last ? kh_stride_last : kh_stride;
-      ConvDirectArgs args;
-      args.kh_count = std::max(0, kh_end - kh_begin);
-      const unsigned char* src_rows = src + static_cast<long>(iy0 + kh_begin * dh) * src_row;
-      const float* group_weights = weights + g * group_floats + kh_begin * group_kh_stride / 4;
-      args.bias = bias ? bias + static_cast<long>(g) * ur_oc * vlen : nullptr;
-      args.dst = reinterpret_cast<float*>(dst + g * planes_per_group * dst_cstride +
-                                          static_cast<long>(oy) * ow * out_pack_ * 4);
-      args.src_channel_stride = src_cstride;
-      args.dst_channel_stride = dst_cstride;
-      args.src_row_stride = src_row;
-      args.residual_offset = residual_offset;
-      // The input row kPrefetchRowsAhead output rows below, fetched once per row: by the
-      // row's first group when rows are outer, else by every group (each sweeps the whole
-      // input); other calls point at their own row, which is in cache.
-      args.prefetch_row_offset = 0;
-      const int ahead_row = iy0 + kPrefetchRowsAhead * sh;
-      if (prefetch_rows && ahead_row < ih && (!rows_first || g == 0))
-        args.prefetch_row_offset = static_cast<long>(ahead_row - iy0) * src_row;  // kh is 1
-      // Prefetch slice (oy, block) of the next group (the last row re-touches the first
-      // slices, which are in cache by then: no branch in the kernel).
-      const long slice_bytes = static_cast<long>(k.main_conf.prefetch_lines) * 64;
-      const char* next_group = reinterpret_cast<const char*>(weights + (g + 1) * group_floats);
-      for (int b = 0; b < ic_blocks; b++) {
-        // Blocks of block_packs packed channels; the weights of a block are contiguous:
-        // [packs][kh][kw][in_pack][chunks][vlen].
-        args.src = reinterpret_cast<const float*>(src_rows + b * block_packs * src_cstride);
-        args.weights = group_weights + b * block_packs * kh * group_kh_stride / 4;
-        args.prefetch = next_group + ((oy + 1 < oh ? static_cast<long>(oy) : 0) * ic_blocks + b) * slice_bytes;
-        args.flags = (b > 0 ? static_cast<long>(kDirectLoadDst) : 0L) | (b + 1 == ic_blocks ? static_cast<long>(kDirectFinal) : 0L);
-        const bool tail = b + 1 == ic_blocks;
-        (last ? (tail ? fn_last_tail : fn_last) : (tail ? fn_main_tail : fn_main))(&args);
-      }
+  const int threads = std::max(1, opt.num_threads);
+  std::vector<long> bounds(threads + 1);
+  const long total = work_before[task_count];
+  for (int t = 0; t <= threads; t++)
+    bounds[t] = std::lower_bound(work_before.begin(), work_before.end(), total * t / threads) - work_before.begin();
+  TaskRanges ranges(bounds);
+  run_task_ranges(ranges, threads, [&](long task, int) {
+    const int g = static_cast<int>(rows_first ? task % groups : task / oh);
+    const int oy = static_cast<int>(rows_first ? task / groups : task % oh);
+    const bool last = g == groups - 1;
+    const int iy0 = oy * sh - pad_top;
+    const int kh_begin = iy0 >= 0 ? 0 : (-iy0 + dh - 1) / dh;
+    const int kh_end = ih - iy0 > 0 ? std::min(kh, (ih - iy0 + dh - 1) / dh) : 0;
+    const long group_kh_stride = last ? kh_stride_last : kh_stride;
+    ConvDirectArgs args;
+    args.kh_count = std::max(0, kh_end - kh_begin);
+    const unsigned char* src_rows = src + static_cast<long>(iy0 + kh_begin * dh) * src_row;
+    const float* group_weights = weights + g * group_floats + kh_begin * group_kh_stride / 4;
+    args.bias = bias ? bias + static_cast<long>(g) * ur_oc * vlen : nullptr;
+    args.dst = reinterpret_cast<float*>(dst + g * planes_per_group * dst_cstride +
+                                        static_cast<long>(oy) * ow * out_pack_ * 4);
+    args.src_channel_stride = src_cstride;
+    args.dst_channel_stride = dst_cstride;
+    args.src_row_stride = src_row;
+    args.residual_offset = residual_offset;
+    // The input row kPrefetchRowsAhead output rows below, fetched once per row: by the
+    // row's first group when rows are outer, else by every group (each sweeps the whole
+    // input); other calls point at their own row, which is in cache.
+    args.prefetch_row_offset = 0;
+    const int ahead_row = iy0 + kPrefetchRowsAhead * sh;
+    if (prefetch_rows && ahead_row < ih && (!rows_first || g == 0))
+      args.prefetch_row_offset = static_cast<long>(ahead_row - iy0) * src_row;  // kh is 1
+    // Prefetch slice (oy, block) of the next group (the last row re-touches the first
+    // slices, which are in cache by then: no branch in the kernel).
+    const long slice_bytes = static_cast<long>(k.main_conf.prefetch_lines) * 64;
+    const char* next_group = reinterpret_cast<const char*>(weights + (g + 1) * group_floats);
+    for (int b = 0; b < ic_blocks; b++) {
+      // Blocks of block_packs packed channels; the weights of a block are contiguous:
+      // [packs][kh][kw][in_pack][chunks][vlen].
+      args.src = reinterpret_cast<const float*>(src_rows + b * block_packs * src_cstride);
+      args.weights = group_weights + b * block_packs * kh * group_kh_stride / 4;
+      args.prefetch = next_group + ((oy + 1 < oh ? static_cast<long>(oy) : 0) * ic_blocks + b) * slice_bytes;
+      args.flags = (b > 0 ? static_cast<long>(kDirectLoadDst) : 0L) | (b + 1 == ic_blocks ? static_cast<long>(kDirectFinal) : 0L);
+      const bool tail = b + 1 == ic_blocks;
+      (last ? (tail ? fn_last_tail : fn_last) : (tail ? fn_main_tail : fn_main))(&args);
     }
-  }
+  });
 }
 
 std::string ConvDirect::describe() const {

@@ -1,7 +1,5 @@
 #include "runtime/conv_gemm.h"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cstring>
 #include <sstream>
@@ -11,6 +9,7 @@
 #include "runtime/conv_panels_kernels.h"
 #include "runtime/cpu.h"
 #include "runtime/error.h"
+#include "runtime/task_ranges.h"
 
 namespace jitconv {
 
@@ -215,17 +214,16 @@ void ConvGemm::forward_pointwise(const Mat& bottom, Mat& top, long residual_offs
   Mat acc;
   if (blocked_k) acc.create(static_cast<int>(acc_floats * opt.num_threads), 4u, 1, opt.workspace_allocator);
   const int groups = groups_;
-#pragma omp parallel for num_threads(opt.num_threads) schedule(static)
-  for (long task = 0; task < ranges * groups; task++) {
+  run_tasks(ranges * groups, opt.num_threads, [&](long task, int thread) {
     const long range = task / groups;
     const int g = static_cast<int>(task % groups);
     const long p0 = range * range_pixels;
     const int n = static_cast<int>(std::min(range_pixels, pixels - p0));
-    float* acc_buf = blocked_k ? static_cast<float*>(acc.data) + acc_floats * omp_get_thread_num() : nullptr;
+    float* acc_buf = blocked_k ? static_cast<float*>(acc.data) + acc_floats * thread : nullptr;
     const float* b = static_cast<const float*>(bottom.data) + p0 * in_pack_;
     float* c = static_cast<float*>(top.data) + p0 * out_pack_;
     run_pixels(*kernels_, b, b_k_stride, n, c, c_plane_stride, acc_buf, g, g + 1, residual_offset);
-  }
+  });
 }
 
 void ConvGemm::forward_strided(const Mat& bottom, Mat& top, long residual_offset, const Option& opt) const {
@@ -243,15 +241,14 @@ void ConvGemm::forward_strided(const Mat& bottom, Mat& top, long residual_offset
   const bool prefetch = outgrows_half_l2(static_cast<double>(params_.ic) * bottom.h * bottom.w * 4);
   const long ahead = kStridedPrefetchRows * src_row * 4;
   // Row-major tasks: the groups of one row run back to back while its input is in cache.
-#pragma omp parallel for num_threads(opt.num_threads) schedule(static)
-  for (long task = 0; task < static_cast<long>(oh) * groups; task++) {
+  run_tasks(static_cast<long>(oh) * groups, opt.num_threads, [&](long task, int thread) {
     const int oy = static_cast<int>(task / groups), g = static_cast<int>(task % groups);
     const long pf_offset = prefetch && g == 0 && oy + kStridedPrefetchRows < oh ? ahead : 0;
-    float* acc_buf = blocked_k ? static_cast<float*>(acc.data) + acc_floats * omp_get_thread_num() : nullptr;
+    float* acc_buf = blocked_k ? static_cast<float*>(acc.data) + acc_floats * thread : nullptr;
     const float* b = static_cast<const float*>(bottom.data) + oy * src_row;
     float* c = static_cast<float*>(top.data) + static_cast<long>(oy) * ow * out_pack_;
     run_pixels(*strided_kernels_, b, b_k_stride, ow, c, c_plane_stride, acc_buf, g, g + 1, residual_offset, pf_offset);
-  }
+  });
 }
 
 void ConvGemm::forward_panels(const Mat& bottom, Mat& top, const ConvPads& pads, long residual_offset,
@@ -268,9 +265,8 @@ void ConvGemm::forward_panels(const Mat& bottom, Mat& top, const ConvPads& pads,
   const int ip = in_pack_, kh = p.kh, kw = p.kw, icg_count = p.ic / ip;
   const long src_cstep = static_cast<long>(bottom.cstep) * ip;
   const bool im2col = form_ == Form::im2col;
-#pragma omp parallel for num_threads(opt.num_threads) schedule(static)
-  for (long range = 0; range < ranges; range++) {
-    float* panel = static_cast<float*>(work.data) + (panel_floats + acc_floats) * omp_get_thread_num();
+  run_tasks(ranges, opt.num_threads, [&](long range, int thread) {
+    float* panel = static_cast<float*>(work.data) + (panel_floats + acc_floats) * thread;
     float* acc = panel + panel_floats;
     const long p0 = range * kPanelPixels;
     const int n = static_cast<int>(std::min(kPanelPixels, pixels - p0));
@@ -300,7 +296,7 @@ void ConvGemm::forward_panels(const Mat& bottom, Mat& top, const ConvPads& pads,
     JITCONV_SIMD_CALL_ISA(isa_, build_conv_panel, job);
     float* c = static_cast<float*>(top.data) + p0 * out_pack_;
     run_pixels(*kernels_, panel, b_k_stride, n, c, c_plane_stride, acc, 0, groups_, residual_offset);
-  }
+  });
 }
 
 void ConvGemm::forward_brgemm(const Mat& bottom, Mat& top, const ConvPads& pads_in, long residual_offset,
@@ -336,10 +332,8 @@ void ConvGemm::forward_brgemm(const Mat& bottom, Mat& top, const ConvPads& pads_
   if (windowed) windows.create(static_cast<int>(window_floats * threads), 4u, 1, opt.workspace_allocator);
   const float* src_data = static_cast<const float*>(src.data);
 
-#pragma omp parallel for num_threads(opt.num_threads) schedule(static)
-  for (long task = 0; task < static_cast<long>(groups) * oh; task++) {
+  run_tasks(static_cast<long>(groups) * oh, opt.num_threads, [&](long task, int thread) {
     const int g = static_cast<int>(task / oh), oy = static_cast<int>(task % oh);
-    const int thread = omp_get_thread_num();
     const GemmKernelCache::Kernel kernel = kernels_->get(g, ow % blocking_.nr);
     const float** a_list = lists.data() + static_cast<size_t>(2) * max_entries * thread;
     const float** b_list = a_list + max_entries;
@@ -389,7 +383,7 @@ void ConvGemm::forward_brgemm(const Mat& bottom, Mat& top, const ConvPads& pads_
     args.flags = kGemmFinal;
     args.batch = static_cast<long>(rows) * taps_per_row;  // 0: bias and activation only
     kernel.fn(&args);
-  }
+  });
 }
 
 void ConvGemm::forward(const Mat& bottom, Mat& top, const Option& opt) const {
