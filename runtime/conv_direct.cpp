@@ -18,6 +18,16 @@ namespace {
 // interleaved, three quiet rounds): none 0.865-0.874, one row 0.942-0.954, two rows
 // 0.952-0.956; 1x1 256->64 stride 1 @56: none 0.966-0.973, two rows 1.003-1.008.
 constexpr int kPrefetchRowsAhead = 2;
+// A 1x1 stride-1 convolution without padding reads each output pixel's input at the same
+// offset, so its image can run as rows of any length: rows of a 14-pixel image leave the
+// kernels 14 = 5 + 5 + 4 pixels to block and a pass over dst per input-channel block and
+// row. Runs of up to this many pixels instead (one thread, forced direct, x oneDNN,
+// interleaved, four rounds, image rows / runs of 28 / 98 / 196 / 392 / 784 pixels: 1x1
+// 1024->256 @14 0.93 / 0.95 / 0.98 / 0.99-1.00 / - / -, 24->72 @56 1.08 / 1.01 / 1.12 /
+// 1.14-1.16 / 1.15 / 1.16, 64->256 @56 0.97 / 0.96 / 0.98 / 0.98-1.00 / 0.99 / 0.99;
+// 256->64 @56, 32->64 @112 and 512->128 @28 equal within 1-2%; two threads, runs of 224
+// against image rows: every shape within the rounds' spread of +-3%).
+constexpr int kMaxRunPixels = 224;
 }  // namespace
 
 ConvDirect::ConvDirect(const ConvParams& params, const float* weights, const float* bias, Isa isa, int in_pack,
@@ -80,11 +90,20 @@ const ConvDirect::Kernels& ConvDirect::kernels_for(int ih, int iw, const ConvPad
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = kernels_.find(key);
   if (it != kernels_.end()) return it->second;
+  Kernels k;
+  const long pixels = static_cast<long>(ih) * iw;
+  const bool runs = params_.kh == 1 && params_.kw == 1 && params_.sh == 1 && params_.sw == 1 && !pads.any();
+  if (runs) {
+    k.runs = static_cast<int>((pixels + kMaxRunPixels - 1) / kMaxRunPixels);
+    k.run_pixels = static_cast<int>((pixels + k.runs - 1) / k.runs);
+    k.last_run_pixels = static_cast<int>(pixels - static_cast<long>(k.runs - 1) * k.run_pixels);
+  }
   // pads are explicit here: after a pad_value copy they are zero for the padded input.
-  const int ow = (iw + pads.left + pads.right - params_.extent_w()) / params_.sw + 1;
+  const int ow = runs ? k.run_pixels : (iw + pads.left + pads.right - params_.extent_w()) / params_.sw + 1;
+  const int oh = runs ? k.runs : (ih + pads.top + pads.bottom - params_.extent_h()) / params_.sh + 1;
   ConvDirectProblem p;
   p.ic = params_.ic;
-  p.iw = iw;
+  p.iw = runs ? k.run_pixels : iw;
   p.oc = params_.oc;
   p.ow = ow;
   p.kh = params_.kh;
@@ -99,39 +118,50 @@ const ConvDirect::Kernels& ConvDirect::kernels_for(int ih, int iw, const ConvPad
   p.residual = residual_;
   p.act = params_.act;
   p.prefetch_next_row = prefetch_input_rows(ih, iw);
-  Kernels k;
-  const int last_chunks = chunks_ - (groups_ - 1) * ur_oc_;
-  const int last_lanes = params_.oc - (chunks_ - 1) * vlen_;
   k.ic_block = conv_direct_ic_block(isa_, p, ur_oc_);
   k.ic_blocks = (params_.ic + k.ic_block - 1) / k.ic_block;
-  const int tail_ic = params_.ic - (k.ic_blocks - 1) * k.ic_block;
-  p.ic_block = k.ic_block;
-  k.main_conf = init_conv_direct_conf(isa_, p, ur_oc_, vlen_);
-  k.last_conf = init_conv_direct_conf(isa_, p, last_chunks, last_lanes);
-  p.ic_block = tail_ic;
-  k.main_tail_conf = init_conv_direct_conf(isa_, p, ur_oc_, vlen_);
-  k.last_tail_conf = init_conv_direct_conf(isa_, p, last_chunks, last_lanes);
+  // Rows 0 .. oh-2 of a group each prefetch one slice of the next group, a share per
+  // input-channel block (only groups before the last have one: the main kernels).
+  int prefetch_lines = 0;
   if (prefetch_weights_ && groups_ > 1 && !rows_outer(ih, iw)) {
-    // Rows 0 .. oh-2 of a group each prefetch one slice of the next group, a share per
-    // input-channel block (only groups before the last have one: the main kernels).
-    const int oh = (ih + pads.top + pads.bottom - params_.extent_h()) / params_.sh + 1;
     const long group_lines = (group_floats_ * 4 + 63) / 64;
     const long calls = static_cast<long>(std::max(1, oh - 1)) * k.ic_blocks;
-    k.main_conf.prefetch_lines = static_cast<int>((group_lines + calls - 1) / calls);
-    k.main_tail_conf.prefetch_lines = k.main_conf.prefetch_lines;
+    prefetch_lines = static_cast<int>((group_lines + calls - 1) / calls);
   }
+  k.rows = kernel_set(p, k.ic_block, prefetch_lines);
+  if (runs && k.last_run_pixels != k.run_pixels) {
+    p.iw = p.ow = k.last_run_pixels;
+    k.last_run = kernel_set(p, k.ic_block, prefetch_lines);
+  }
+  return kernels_.emplace(key, k).first->second;
+}
+
+ConvDirect::KernelSet ConvDirect::kernel_set(ConvDirectProblem p, int ic_block, int prefetch_lines) const {
+  KernelSet set;
+  const int last_chunks = chunks_ - (groups_ - 1) * ur_oc_;
+  const int last_lanes = params_.oc - (chunks_ - 1) * vlen_;
+  const int ic_blocks = (params_.ic + ic_block - 1) / ic_block;
+  const int tail_ic = params_.ic - (ic_blocks - 1) * ic_block;
+  p.ic_block = ic_block;
+  set.main_conf = init_conv_direct_conf(isa_, p, ur_oc_, vlen_);
+  set.last_conf = init_conv_direct_conf(isa_, p, last_chunks, last_lanes);
+  p.ic_block = tail_ic;
+  set.main_tail_conf = init_conv_direct_conf(isa_, p, ur_oc_, vlen_);
+  set.last_tail_conf = init_conv_direct_conf(isa_, p, last_chunks, last_lanes);
+  set.main_conf.prefetch_lines = prefetch_lines;
+  set.main_tail_conf.prefetch_lines = prefetch_lines;
   auto make = [](const ConvDirectConf& conf) {
     return KernelRegistry::instance().get(conf.name(), [conf] { return std::make_unique<ConvDirectGenerator>(conf); });
   };
-  const bool tail = tail_ic != k.ic_block;
-  if (groups_ > 1) k.main = make(k.main_conf);
-  k.last = make(k.last_conf);
-  if (groups_ > 1 && tail) k.main_tail = make(k.main_tail_conf);
-  if (tail) k.last_tail = make(k.last_tail_conf);
-  for (const JitKernelPtr& kernel : {k.main, k.last, k.main_tail, k.last_tail})
+  const bool tail = tail_ic != ic_block;
+  if (groups_ > 1) set.main = make(set.main_conf);
+  set.last = make(set.last_conf);
+  if (groups_ > 1 && tail) set.main_tail = make(set.main_tail_conf);
+  if (tail) set.last_tail = make(set.last_tail_conf);
+  for (const JitKernelPtr& kernel : {set.main, set.last, set.main_tail, set.last_tail})
     if (kernel && std::find(kernel_names_.begin(), kernel_names_.end(), kernel->name()) == kernel_names_.end())
       kernel_names_.push_back(kernel->name());
-  return kernels_.emplace(key, k).first->second;
+  return set;
 }
 
 bool ConvDirect::input_outgrows_half_l2(int ih, int iw) const {
@@ -172,22 +202,34 @@ void ConvDirect::run(const Mat& bottom_in, const Mat* residual, Mat& top, const 
     copy_make_border(bottom_in, bottom, pads.top, pads.bottom, pads.left, pads.right, params_.pad_value, pad_opt);
     pads = ConvPads();
   }
-  const int ih = bottom.h, iw = bottom.w;
+  int ih = bottom.h, iw = bottom.w;
   const Kernels& k = kernels_for(ih, iw, pads);
   top.create(ow, oh, params_.oc / out_pack_, static_cast<size_t>(out_pack_) * 4, out_pack_, opt.blob_allocator);
   const long residual_offset = residual ? residual_byte_offset(*residual, top) : 0;
+  const bool rows_first = rows_outer(ih, iw);
+  const bool prefetch_rows = prefetch_input_rows(ih, iw);
+  if (k.runs > 0) {  // the image as rows of run_pixels (the last one of last_run_pixels)
+    ih = oh = k.runs;
+    iw = ow = k.run_pixels;
+  }
 
   const long src_cstride = static_cast<long>(bottom.cstep) * in_pack_ * 4;
   const long dst_cstride = static_cast<long>(top.cstep) * out_pack_ * 4;
   const long src_row = static_cast<long>(iw) * in_pack_ * 4;
-  const long kh_stride = conv_direct_weight_kh_stride(k.main ? k.main_conf : k.last_conf);
-  const long kh_stride_last = conv_direct_weight_kh_stride(k.last_conf);
+  const KernelSet& set = k.rows;
+  const long kh_stride = conv_direct_weight_kh_stride(set.main ? set.main_conf : set.last_conf);
+  const long kh_stride_last = conv_direct_weight_kh_stride(set.last_conf);
   const int ic_blocks = k.ic_blocks;
   const long block_packs = k.ic_block / in_pack_;  // packed input channels per full block
-  const ConvDirectKernelFn fn_main = k.main ? k.main->entry<ConvDirectKernelFn>() : nullptr;
-  const ConvDirectKernelFn fn_last = k.last->entry<ConvDirectKernelFn>();
-  const ConvDirectKernelFn fn_main_tail = k.main_tail ? k.main_tail->entry<ConvDirectKernelFn>() : fn_main;
-  const ConvDirectKernelFn fn_last_tail = k.last_tail ? k.last_tail->entry<ConvDirectKernelFn>() : fn_last;
+  // [row kernels, the shorter last run's][main, last, main_tail, last_tail]
+  ConvDirectKernelFn fns[2][4] = {};
+  for (int r = 0; r < 2; r++) {
+    const KernelSet& ks = r == 0 || !k.last_run.last ? k.rows : k.last_run;
+    fns[r][0] = ks.main ? ks.main->entry<ConvDirectKernelFn>() : nullptr;
+    fns[r][1] = ks.last->entry<ConvDirectKernelFn>();
+    fns[r][2] = ks.main_tail ? ks.main_tail->entry<ConvDirectKernelFn>() : fns[r][0];
+    fns[r][3] = ks.last_tail ? ks.last_tail->entry<ConvDirectKernelFn>() : fns[r][1];
+  }
   const int kh = params_.kh, dh = params_.dh, sh = params_.sh;
   const long planes_per_group = static_cast<long>(ur_oc_) * vlen_ / out_pack_;
   const float* weights = weights_;
@@ -198,8 +240,6 @@ void ConvDirect::run(const Mat& bottom_in, const Mat* residual, Mat& top, const 
   const int ur_oc = ur_oc_, vlen = vlen_;
   const long group_floats = group_floats_;
   const int pad_top = pads.top;
-  const bool rows_first = rows_outer(ih, iw);
-  const bool prefetch_rows = prefetch_input_rows(ih, iw);
 
   // Tasks (group, row) in the order chosen above, each weighted by its group's chunks.
   // Every thread starts on a contiguous run of tasks holding an equal share of the work:
@@ -247,7 +287,7 @@ void ConvDirect::run(const Mat& bottom_in, const Mat* residual, Mat& top, const 
       args.prefetch_row_offset = static_cast<long>(ahead_row - iy0) * src_row;  // kh is 1
     // Prefetch slice (oy, block) of the next group (the last row re-touches the first
     // slices, which are in cache by then: no branch in the kernel).
-    const long slice_bytes = static_cast<long>(k.main_conf.prefetch_lines) * 64;
+    const long slice_bytes = static_cast<long>(set.main_conf.prefetch_lines) * 64;
     const char* next_group = reinterpret_cast<const char*>(weights + (g + 1) * group_floats);
     for (int b = 0; b < ic_blocks; b++) {
       // Blocks of block_packs packed channels; the weights of a block are contiguous:
@@ -257,7 +297,7 @@ void ConvDirect::run(const Mat& bottom_in, const Mat* residual, Mat& top, const 
       args.prefetch = next_group + ((oy + 1 < oh ? static_cast<long>(oy) : 0) * ic_blocks + b) * slice_bytes;
       args.flags = (b > 0 ? static_cast<long>(kDirectLoadDst) : 0L) | (b + 1 == ic_blocks ? static_cast<long>(kDirectFinal) : 0L);
       const bool tail = b + 1 == ic_blocks;
-      (last ? (tail ? fn_last_tail : fn_last) : (tail ? fn_main_tail : fn_main))(&args);
+      fns[k.runs > 0 && oy == oh - 1 ? 1 : 0][(last ? 1 : 0) + (tail ? 2 : 0)](&args);
     }
   });
 }

@@ -1,6 +1,7 @@
 // Driver of the generated direct-convolution kernels (jit/conv_direct_gen.h): lays the
 // weights out once, then per forward threads the kernel calls over
-// (output-channel group x output row) with OpenMP. Every output value is computed by one
+// (output-channel group x output row) with OpenMP (1x1 stride-1 unpadded images: rows of
+// up to 224 pixels cut from the whole image). Every output value is computed by one
 // kernel call in a fixed order, so results do not depend on the thread count.
 #pragma once
 #include <map>
@@ -41,15 +42,25 @@ class ConvDirect final : public ConvImpl {
   size_t weight_bytes() const override { return weights_.bytes() + bias_.bytes(); }
 
  private:
-  struct Kernels {
+  // The kernels of one row width.
+  struct KernelSet {
     // main: every chunk group but the final one; last: the final group (its own kernel
     // when it has fewer chunks). *_tail: the trailing partial input-channel block.
     ConvDirectConf main_conf, last_conf, main_tail_conf, last_tail_conf;
     JitKernelPtr main, last, main_tail, last_tail;
-    int ic_block = 0;   // input channels per call
-    int ic_blocks = 1;  // calls per output row
+  };
+  struct Kernels {
+    KernelSet rows;      // every row (runs: every run but a shorter last one)
+    KernelSet last_run;  // runs: the shorter last run's (unused otherwise)
+    int ic_block = 0;    // input channels per call
+    int ic_blocks = 1;   // calls per output row
+    // 1x1 stride-1 unpadded problems: the image as `runs` rows of run_pixels pixels, the
+    // last one last_run_pixels (0: the image's own rows).
+    int run_pixels = 0, runs = 0, last_run_pixels = 0;
   };
   const Kernels& kernels_for(int ih, int iw, const ConvPads& pads) const;
+  // The kernels of row problem p for input-channel blocks of ic_block (under mutex_).
+  KernelSet kernel_set(ConvDirectProblem p, int ic_block, int prefetch_lines) const;
   void run(const Mat& bottom, const Mat* residual, Mat& top, const Option& opt) const;
   // Task order: row-major (every group of a row back to back) when the input outgrows L2
   // but all the weights fit in it, so each input row is read from memory once instead of

@@ -227,6 +227,31 @@ TEST(ConvDirect, InputChannelBlocks) {
   }
 }
 
+TEST(ConvDirect, PointwiseImagesRunAsLongRows) {
+  // 1x1 stride-1 unpadded images run as rows of up to 224 pixels regardless of their own
+  // rows (kMaxRunPixels), the last one shorter with kernels of its own: one run, equal
+  // runs, a shorter last run, channel tails, elempacks, input-channel blocks, two threads.
+  struct Image { int h, w; };
+  for (Isa isa : jit_isas()) {
+    const int vlen = isa_lanes(isa);
+    for (Image im : {Image{1, 1}, Image{7, 31}, Image{15, 15}, Image{17, 19}, Image{21, 32}, Image{23, 29}})
+      for (int oc : {vlen, 3 * vlen + 5}) {
+        ConvTester().isa(isa).ic(24).oc(oc).input(im.h, im.w).kernel(1).act("relu").seed(im.h * im.w).test_direct();
+        ConvTester().isa(isa).ic(20).oc(oc).input(im.h, im.w).kernel(1).elempack(4, 1).test_direct();
+      }
+    ConvTester().isa(isa).ic(40 * vlen).oc(2 * vlen).input(23, 29).kernel(1).act("mish").threads(2).test_direct();
+    // 667 pixels: three runs of 223, 223 and 221 pixels.
+    const std::string kernels = direct_kernels(ConvTester().ic(32).oc(32).kernel(1).params(), isa, 23, 29);
+    EXPECT_NE(kernels.find("_iw223ow223"), std::string::npos) << kernels;
+    EXPECT_NE(kernels.find("_iw221ow221"), std::string::npos) << kernels;
+    // Padding or a stride keeps the image's rows.
+    const std::string padded = direct_kernels(ConvTester().ic(32).oc(32).kernel(1).pad(1).params(), isa, 23, 29);
+    EXPECT_NE(padded.find("_iw29ow31"), std::string::npos) << padded;
+    const std::string strided = direct_kernels(ConvTester().ic(32).oc(32).kernel(1).stride(1, 2).params(), isa, 23, 29);
+    EXPECT_NE(strided.find("_iw29ow15"), std::string::npos) << strided;
+  }
+}
+
 TEST(ConvDirect, RowsOuterOnLargeInputs) {
   // Inputs past half of L2 with small weights run every group of a row back to back
   // (ConvDirect::rows_outer; on this machine's 2 MB L2 from 1 MB of input).
