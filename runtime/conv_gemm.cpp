@@ -134,14 +134,17 @@ void ConvGemm::prepare(int ih, int iw) {
   } else if (form_ == Form::pointwise) {
     const long pixels = static_cast<long>(oh) * ow;
     for (int threads : {1, default_num_threads()}) {
-      const long range = pointwise_range(pixels, threads);
+      const long range = task_range(pixels, threads, groups_);
       tails.push_back(static_cast<int>(range % blocking_.nr));
       tails.push_back(static_cast<int>((pixels % range) % blocking_.nr));
     }
   } else {
     const long pixels = static_cast<long>(oh) * ow;
-    tails = {static_cast<int>(std::min(pixels, kPanelPixels) % blocking_.nr),
-             static_cast<int>((pixels % kPanelPixels) % blocking_.nr)};
+    for (int threads : {1, default_num_threads()}) {
+      const long range = task_range(pixels, threads, 1);
+      tails.push_back(static_cast<int>(range % blocking_.nr));
+      tails.push_back(static_cast<int>((pixels % range) % blocking_.nr));
+    }
   }
   for (int tail : tails)
     for (int g = 0; g < groups_; g++) kernels_->get(g, tail);
@@ -160,7 +163,13 @@ constexpr int kStridedPrefetchRows = 2;
 
 bool ConvGemm::strided_in_place(int ow) const { return strided_kernels_ && ow >= kStridedMinWidth; }
 
-void ConvGemm::run_pixels(const GemmKernelCache& cache, const float* b, long b_k_stride, int pixels, float* c,
+std::vector<GemmKernelCache::Kernel> ConvGemm::group_kernels(const GemmKernelCache& cache, int pixels) const {
+  std::vector<GemmKernelCache::Kernel> kernels;
+  for (int g = 0; g < groups_; g++) kernels.push_back(cache.get(g, pixels % blocking_.nr));
+  return kernels;
+}
+
+void ConvGemm::run_pixels(const std::vector<GemmKernelCache::Kernel>& kernels, const float* b, long b_k_stride, int pixels, float* c,
                           long c_plane_stride, float* acc, int group_begin, int group_end,
                           long residual_offset, long b_prefetch_offset) const {
   const long a_group_bytes = k_total_ * blocking_.ur_oc * vlen_ * 4;
@@ -168,7 +177,7 @@ void ConvGemm::run_pixels(const GemmKernelCache& cache, const float* b, long b_k
   const long k_blocks = (k_total_ + k_block - 1) / k_block;
   const long planes_per_group = static_cast<long>(blocking_.ur_oc) * vlen_ / out_pack_;
   for (int g = group_begin; g < group_end; g++) {
-    const GemmKernelCache::Kernel kernel = cache.get(g, pixels % blocking_.nr);
+    const GemmKernelCache::Kernel& kernel = kernels[g];
     const GemmConf& conf = *kernel.conf;
     for (long kb = 0; kb < k_blocks; kb++) {
       const long k0 = kb * k_block;
@@ -195,17 +204,19 @@ void ConvGemm::run_pixels(const GemmKernelCache& cache, const float* b, long b_k
   }
 }
 
-long ConvGemm::pointwise_range(long pixels, int threads) const {
+long ConvGemm::task_range(long pixels, int threads, int tasks_per_range) const {
   long ranges = (pixels + kPanelPixels - 1) / kPanelPixels;
-  // Whole rounds of tasks: 13 ranges on 2 threads would leave one thread a range behind.
-  while (threads > 1 && (ranges * groups_) % threads != 0 && ranges < pixels) ranges++;
+  // Whole rounds of tasks: 13 ranges on 2 threads would leave one thread a range behind,
+  // and one range of panels (a 14x14 output: every chunk group in one task) ran on one
+  // thread only (two threads, forced im2col, x oneDNN: 3x3 256@14 0.49, one thread 0.85).
+  while (threads > 1 && (ranges * tasks_per_range) % threads != 0 && ranges < pixels) ranges++;
   const long nr = blocking_.nr;
-  return std::max(nr, ((pixels + ranges - 1) / ranges + nr - 1) / nr * nr);
+  return std::min(kPanelPixels, std::max(nr, ((pixels + ranges - 1) / ranges + nr - 1) / nr * nr));
 }
 
 void ConvGemm::forward_pointwise(const Mat& bottom, Mat& top, long residual_offset, const Option& opt) const {
   const long pixels = static_cast<long>(bottom.w) * bottom.h;
-  const long range_pixels = std::min(kPanelPixels, pointwise_range(pixels, opt.num_threads));
+  const long range_pixels = task_range(pixels, opt.num_threads, groups_);
   const long ranges = (pixels + range_pixels - 1) / range_pixels;
   const long c_plane_stride = static_cast<long>(top.cstep) * out_pack_ * 4;
   const long b_k_stride = static_cast<long>(bottom.cstep) * in_pack_ * 4;
@@ -214,6 +225,11 @@ void ConvGemm::forward_pointwise(const Mat& bottom, Mat& top, long residual_offs
   Mat acc;
   if (blocked_k) acc.create(static_cast<int>(acc_floats * opt.num_threads), 4u, 1, opt.workspace_allocator);
   const int groups = groups_;
+  // Kernels looked up once per forward: the cache's lookups lock, and a lock taken per task
+  // went back and forth between the cores.
+  const std::vector<GemmKernelCache::Kernel> full = group_kernels(*kernels_, static_cast<int>(range_pixels));
+  const std::vector<GemmKernelCache::Kernel> last =
+      group_kernels(*kernels_, static_cast<int>(pixels - (ranges - 1) * range_pixels));
   run_tasks(ranges * groups, opt.num_threads, [&](long task, int thread) {
     const long range = task / groups;
     const int g = static_cast<int>(task % groups);
@@ -222,7 +238,7 @@ void ConvGemm::forward_pointwise(const Mat& bottom, Mat& top, long residual_offs
     float* acc_buf = blocked_k ? static_cast<float*>(acc.data) + acc_floats * thread : nullptr;
     const float* b = static_cast<const float*>(bottom.data) + p0 * in_pack_;
     float* c = static_cast<float*>(top.data) + p0 * out_pack_;
-    run_pixels(*kernels_, b, b_k_stride, n, c, c_plane_stride, acc_buf, g, g + 1, residual_offset);
+    run_pixels(n == range_pixels ? full : last, b, b_k_stride, n, c, c_plane_stride, acc_buf, g, g + 1, residual_offset);
   });
 }
 
@@ -241,13 +257,14 @@ void ConvGemm::forward_strided(const Mat& bottom, Mat& top, long residual_offset
   const bool prefetch = outgrows_half_l2(static_cast<double>(params_.ic) * bottom.h * bottom.w * 4);
   const long ahead = kStridedPrefetchRows * src_row * 4;
   // Row-major tasks: the groups of one row run back to back while its input is in cache.
+  const std::vector<GemmKernelCache::Kernel> kernels = group_kernels(*strided_kernels_, ow);
   run_tasks(static_cast<long>(oh) * groups, opt.num_threads, [&](long task, int thread) {
     const int oy = static_cast<int>(task / groups), g = static_cast<int>(task % groups);
     const long pf_offset = prefetch && g == 0 && oy + kStridedPrefetchRows < oh ? ahead : 0;
     float* acc_buf = blocked_k ? static_cast<float*>(acc.data) + acc_floats * thread : nullptr;
     const float* b = static_cast<const float*>(bottom.data) + oy * src_row;
     float* c = static_cast<float*>(top.data) + static_cast<long>(oy) * ow * out_pack_;
-    run_pixels(*strided_kernels_, b, b_k_stride, ow, c, c_plane_stride, acc_buf, g, g + 1, residual_offset, pf_offset);
+    run_pixels(kernels, b, b_k_stride, ow, c, c_plane_stride, acc_buf, g, g + 1, residual_offset, pf_offset);
   });
 }
 
@@ -256,7 +273,8 @@ void ConvGemm::forward_panels(const Mat& bottom, Mat& top, const ConvPads& pads,
   const ConvParams& p = params_;
   const int oh = top.h, ow = top.w;
   const long pixels = static_cast<long>(oh) * ow;
-  const long ranges = (pixels + kPanelPixels - 1) / kPanelPixels;
+  const long range_pixels = task_range(pixels, opt.num_threads, 1);
+  const long ranges = (pixels + range_pixels - 1) / range_pixels;
   const long panel_floats = k_total_ * kPanelPixels;
   const long acc_floats = static_cast<long>(blocking_.ur_oc) * vlen_ * kPanelPixels;
   Mat work;
@@ -265,11 +283,14 @@ void ConvGemm::forward_panels(const Mat& bottom, Mat& top, const ConvPads& pads,
   const int ip = in_pack_, kh = p.kh, kw = p.kw, icg_count = p.ic / ip;
   const long src_cstep = static_cast<long>(bottom.cstep) * ip;
   const bool im2col = form_ == Form::im2col;
+  const std::vector<GemmKernelCache::Kernel> full = group_kernels(*kernels_, static_cast<int>(range_pixels));
+  const std::vector<GemmKernelCache::Kernel> last =
+      group_kernels(*kernels_, static_cast<int>(pixels - (ranges - 1) * range_pixels));
   run_tasks(ranges, opt.num_threads, [&](long range, int thread) {
     float* panel = static_cast<float*>(work.data) + (panel_floats + acc_floats) * thread;
     float* acc = panel + panel_floats;
-    const long p0 = range * kPanelPixels;
-    const int n = static_cast<int>(std::min(kPanelPixels, pixels - p0));
+    const long p0 = range * range_pixels;
+    const int n = static_cast<int>(std::min(range_pixels, pixels - p0));
     // panel = [K / k_pack][n][k_pack]
     const long b_k_stride = static_cast<long>(n) * k_pack_ * 4;
     ConvPanelJob job{};
@@ -295,7 +316,7 @@ void ConvGemm::forward_panels(const Mat& bottom, Mat& top, const ConvPads& pads,
     job.panel = panel;
     JITCONV_SIMD_CALL_ISA(isa_, build_conv_panel, job);
     float* c = static_cast<float*>(top.data) + p0 * out_pack_;
-    run_pixels(*kernels_, panel, b_k_stride, n, c, c_plane_stride, acc, 0, groups_, residual_offset);
+    run_pixels(n == range_pixels ? full : last, panel, b_k_stride, n, c, c_plane_stride, acc, 0, groups_, residual_offset);
   });
 }
 
@@ -331,10 +352,11 @@ void ConvGemm::forward_brgemm(const Mat& bottom, Mat& top, const ConvPads& pads_
   Mat windows;
   if (windowed) windows.create(static_cast<int>(window_floats * threads), 4u, 1, opt.workspace_allocator);
   const float* src_data = static_cast<const float*>(src.data);
+  const std::vector<GemmKernelCache::Kernel> kernels = group_kernels(*kernels_, ow);
 
   run_tasks(static_cast<long>(groups) * oh, opt.num_threads, [&](long task, int thread) {
     const int g = static_cast<int>(task / oh), oy = static_cast<int>(task % oh);
-    const GemmKernelCache::Kernel kernel = kernels_->get(g, ow % blocking_.nr);
+    const GemmKernelCache::Kernel& kernel = kernels[g];
     const float** a_list = lists.data() + static_cast<size_t>(2) * max_entries * thread;
     const float** b_list = a_list + max_entries;
     const float* gw = static_cast<const float*>(weights_) + g * group_floats_;

@@ -52,13 +52,17 @@ class ConvGemm final : public ConvImpl {
   void forward_strided(const Mat& bottom, Mat& top, long residual_offset, const Option& opt) const;
   void forward_panels(const Mat& bottom, Mat& top, const ConvPads& pads, long residual_offset, const Option& opt) const;
   void forward_brgemm(const Mat& bottom, Mat& top, const ConvPads& pads, long residual_offset, const Option& opt) const;
-  // Pixels per pointwise task for `threads` threads (a multiple of nr, at most 256).
-  long pointwise_range(long pixels, int threads) const;
+  // Pixels per range for `threads` threads when each range makes tasks_per_range tasks (a
+  // multiple of nr, at most 256): whole rounds of tasks for the threads where possible.
+  long task_range(long pixels, int threads, int tasks_per_range) const;
   // Subsample problems read in place (unpadded, output rows of at least this many pixels).
   bool strided_in_place(int ow) const;
-  // Runs all chunk groups x K blocks over `pixels` pixels of B (panel or input) with the
-  // kernels of `cache`.
-  void run_pixels(const GemmKernelCache& cache, const float* b, long b_k_stride, int pixels, float* c,
+  // The kernels of every chunk group for calls over `pixels` pixels (looked up once per
+  // forward, outside the threads' tasks).
+  std::vector<GemmKernelCache::Kernel> group_kernels(const GemmKernelCache& cache, int pixels) const;
+  // Runs chunk groups [group_begin, group_end) x K blocks over `pixels` pixels of B (panel
+  // or input) with `kernels` (group_kernels for this pixel count).
+  void run_pixels(const std::vector<GemmKernelCache::Kernel>& kernels, const float* b, long b_k_stride, int pixels, float* c,
                   long c_plane_stride, float* acc, int group_begin, int group_end, long residual_offset,
                   long b_prefetch_offset = 0) const;
 

@@ -144,6 +144,27 @@ TEST(ConvGemm, EveryElempackPair) {
       }
 }
 
+TEST(ConvGemm, SmallOutputsSplitAcrossThreads) {
+  // Outputs of one panel's pixels (at most 256) are cut into a range per thread instead of
+  // running on one thread; ranges under 128 pixels take K in blocks. Every thread count
+  // gives the one-thread result bit for bit: im2col, subsample panels (rows under 28
+  // pixels), pointwise.
+  for (Isa isa : jit_isas()) {
+    ConvTester im2col, subsample, pointwise;
+    im2col.isa(isa).ic(40).oc(48).input(13, 11).kernel(3).act("relu");
+    subsample.isa(isa).ic(96).oc(80).input(14, 14).kernel(1).stride(2);
+    pointwise.isa(isa).ic(300).oc(24).input(7, 7).kernel(1).act("leaky:0.1");
+    for (ConvTester* t : {&im2col, &subsample, &pointwise}) {
+      const std::vector<float> one = t->threads(1).test_gemm();
+      for (int threads : {2, 3, 8}) {
+        const std::vector<float> many = t->threads(threads).test_gemm();
+        ASSERT_EQ(one.size(), many.size());
+        EXPECT_EQ(0, memcmp(one.data(), many.data(), one.size() * sizeof(float))) << threads << " threads";
+      }
+    }
+  }
+}
+
 TEST(ConvGemm, ActivationsAndThreads) {
   for (Isa isa : jit_isas())
     for (const char* act : {"relu", "leaky:0.1", "clip:0:6", "sigmoid", "mish", "hardswish:0.2:0.5"}) {
