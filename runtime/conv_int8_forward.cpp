@@ -169,8 +169,13 @@ void ConvInt8::forward_im2col(const Geometry& geo, const Mat& image, Mat& top, c
       for (int kx = 0; kx < p.kw; kx++)
         run_offsets.push_back((static_cast<long>(ky) * p.dh * geo.wp + static_cast<long>(kx) * p.dw) * geo.pixel_bytes);
   }
-  const long range_len = std::min(kPanelPixels, total);
-  const long ranges = (total + range_len - 1) / range_len;
+  // Ranges of at most kPanelPixels, as many as make whole rounds for the threads: every
+  // chunk group of a range runs in its task, so a single range ran on one thread.
+  long ranges = (total + kPanelPixels - 1) / kPanelPixels;
+  const int threads = std::max(1, opt.num_threads);
+  if (ranges % threads != 0) ranges = std::min(total, (ranges + threads - 1) / threads * threads);
+  const long range_len = (total + ranges - 1) / ranges;
+  ranges = (total + range_len - 1) / range_len;
   const long last_len = total - (ranges - 1) * range_len;
   const Kernels& k_full = kernels_for(static_cast<int>(range_len % blocking_.nr));
   const Kernels& k_last = kernels_for(static_cast<int>(last_len % blocking_.nr));
