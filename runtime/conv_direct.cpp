@@ -85,17 +85,28 @@ ConvDirect::ConvDirect(const ConvParams& params, const float* weights, const flo
   }
 }
 
-const ConvDirect::Kernels& ConvDirect::kernels_for(int ih, int iw, const ConvPads& pads) const {
-  const std::vector<int> key = {ih, iw, pads.top, pads.left, pads.bottom, pads.right};
+int ConvDirect::run_count(int ih, int iw, const ConvPads& pads, int threads) const {
+  if (params_.kh != 1 || params_.kw != 1 || params_.sh != 1 || params_.sw != 1 || pads.any()) return 0;
+  const long pixels = static_cast<long>(ih) * iw;
+  long runs = (pixels + kMaxRunPixels - 1) / kMaxRunPixels;
+  // Several threads: about four tasks each (groups x runs), but no runs shorter than the
+  // image's rows (a 14x14 image of one chunk group was one task: one thread did it all).
+  if (threads > 1) runs = std::max(runs, std::min<long>(ih, (4L * threads + groups_ - 1) / groups_));
+  return static_cast<int>(runs);
+}
+
+const ConvDirect::Kernels& ConvDirect::kernels_for(int ih, int iw, const ConvPads& pads, int threads) const {
+  const int run_target = run_count(ih, iw, pads, threads);
+  const std::vector<int> key = {ih, iw, pads.top, pads.left, pads.bottom, pads.right, run_target};
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = kernels_.find(key);
   if (it != kernels_.end()) return it->second;
   Kernels k;
   const long pixels = static_cast<long>(ih) * iw;
-  const bool runs = params_.kh == 1 && params_.kw == 1 && params_.sh == 1 && params_.sw == 1 && !pads.any();
+  const bool runs = run_target > 0;
   if (runs) {
-    k.runs = static_cast<int>((pixels + kMaxRunPixels - 1) / kMaxRunPixels);
-    k.run_pixels = static_cast<int>((pixels + k.runs - 1) / k.runs);
+    k.run_pixels = static_cast<int>((pixels + run_target - 1) / run_target);
+    k.runs = static_cast<int>((pixels + k.run_pixels - 1) / k.run_pixels);
     k.last_run_pixels = static_cast<int>(pixels - static_cast<long>(k.runs - 1) * k.run_pixels);
   }
   // pads are explicit here: after a pad_value copy they are zero for the padded input.
@@ -174,7 +185,9 @@ bool ConvDirect::rows_outer(int ih, int iw) const {
 
 bool ConvDirect::prefetch_input_rows(int ih, int iw) const { return params_.kh == 1 && input_outgrows_half_l2(ih, iw); }
 
-void ConvDirect::prepare(int ih, int iw) { kernels_for(ih, iw, params_.pads_for(ih, iw)); }
+void ConvDirect::prepare(int ih, int iw) {
+  for (int threads : {1, default_num_threads()}) kernels_for(ih, iw, params_.pads_for(ih, iw), threads);
+}
 
 void ConvDirect::forward(const Mat& bottom, Mat& top, const Option& opt) const {
   if (residual_) fail("direct convolution built for a residual input: call forward_residual");
@@ -203,7 +216,7 @@ void ConvDirect::run(const Mat& bottom_in, const Mat* residual, Mat& top, const 
     pads = ConvPads();
   }
   int ih = bottom.h, iw = bottom.w;
-  const Kernels& k = kernels_for(ih, iw, pads);
+  const Kernels& k = kernels_for(ih, iw, pads, opt.num_threads);
   top.create(ow, oh, params_.oc / out_pack_, static_cast<size_t>(out_pack_) * 4, out_pack_, opt.blob_allocator);
   const long residual_offset = residual ? residual_byte_offset(*residual, top) : 0;
   const bool rows_first = rows_outer(ih, iw);

@@ -58,7 +58,10 @@ class ConvDirect final : public ConvImpl {
     // last one last_run_pixels (0: the image's own rows).
     int run_pixels = 0, runs = 0, last_run_pixels = 0;
   };
-  const Kernels& kernels_for(int ih, int iw, const ConvPads& pads) const;
+  // 1x1 stride-1 unpadded problems: how many runs to cut the image into for `threads`
+  // threads (0: other problems keep the image's rows).
+  int run_count(int ih, int iw, const ConvPads& pads, int threads) const;
+  const Kernels& kernels_for(int ih, int iw, const ConvPads& pads, int threads) const;
   // The kernels of row problem p for input-channel blocks of ic_block (under mutex_).
   KernelSet kernel_set(ConvDirectProblem p, int ic_block, int prefetch_lines) const;
   void run(const Mat& bottom, const Mat* residual, Mat& top, const Option& opt) const;
@@ -85,7 +88,7 @@ class ConvDirect final : public ConvImpl {
   Mat bias_;         // chunks * vlen values, zero-padded (empty without bias)
 
   mutable std::mutex mutex_;
-  mutable std::map<std::vector<int>, Kernels> kernels_;  // by (ih, iw, pads)
+  mutable std::map<std::vector<int>, Kernels> kernels_;  // by (ih, iw, pads, run_count)
   mutable std::vector<std::string> kernel_names_;
 };
 
