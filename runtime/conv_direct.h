@@ -1,8 +1,9 @@
 // Driver of the generated direct-convolution kernels (jit/conv_direct_gen.h): lays the
 // weights out once, then per forward threads the kernel calls over
 // (output-channel group x output row) with OpenMP (1x1 stride-1 unpadded images: rows of
-// up to 224 pixels cut from the whole image). Every output value is computed by one
-// kernel call in a fixed order, so results do not depend on the thread count.
+// up to 224 pixels cut from the whole image, more runs on more threads). Every output value
+// is summed over its inputs in the same order however the work is cut (input-channel blocks
+// pass partial sums through dst as exact fp32), so results do not depend on the thread count.
 #pragma once
 #include <map>
 #include <memory>

@@ -141,7 +141,7 @@ void ConvGemm::prepare(int ih, int iw) {
   } else {
     const long pixels = static_cast<long>(oh) * ow;
     for (int threads : {1, default_num_threads()}) {
-      const long range = task_range(pixels, threads, 1);
+      const long range = panel_range(pixels, threads);
       tails.push_back(static_cast<int>(range % blocking_.nr));
       tails.push_back(static_cast<int>((pixels % range) % blocking_.nr));
     }
@@ -206,12 +206,16 @@ void ConvGemm::run_pixels(const std::vector<GemmKernelCache::Kernel>& kernels, c
 
 long ConvGemm::task_range(long pixels, int threads, int tasks_per_range) const {
   long ranges = (pixels + kPanelPixels - 1) / kPanelPixels;
-  // Whole rounds of tasks: 13 ranges on 2 threads would leave one thread a range behind,
-  // and one range of panels (a 14x14 output: every chunk group in one task) ran on one
-  // thread only (two threads, forced im2col, x oneDNN: 3x3 256@14 0.49, one thread 0.85).
+  // Whole rounds of tasks: 13 ranges on 2 threads would leave one thread a range behind.
   while (threads > 1 && (ranges * tasks_per_range) % threads != 0 && ranges < pixels) ranges++;
   const long nr = blocking_.nr;
   return std::min(kPanelPixels, std::max(nr, ((pixels + ranges - 1) / ranges + nr - 1) / nr * nr));
+}
+
+long ConvGemm::panel_range(long pixels, int threads) const {
+  const long ranges = (pixels + kPanelPixels - 1) / kPanelPixels;
+  if (threads <= 1 || ranges % threads == 0) return std::min(kPanelPixels, pixels);
+  return task_range(pixels, threads, 1);
 }
 
 void ConvGemm::forward_pointwise(const Mat& bottom, Mat& top, long residual_offset, const Option& opt) const {
@@ -223,14 +227,14 @@ void ConvGemm::forward_pointwise(const Mat& bottom, Mat& top, long residual_offs
   const bool blocked_k = k_block_ < k_total_;
   const long acc_floats = blocked_k ? static_cast<long>(blocking_.ur_oc) * vlen_ * kPanelPixels : 0;
   Mat acc;
-  if (blocked_k) acc.create(static_cast<int>(acc_floats * opt.num_threads), 4u, 1, opt.workspace_allocator);
+  if (blocked_k) acc.create(static_cast<int>(acc_floats * std::max(1, opt.num_threads)), 4u, 1, opt.workspace_allocator);
   const int groups = groups_;
   // Kernels looked up once per forward: the cache's lookups lock, and a lock taken per task
   // went back and forth between the cores.
   const std::vector<GemmKernelCache::Kernel> full = group_kernels(*kernels_, static_cast<int>(range_pixels));
   const std::vector<GemmKernelCache::Kernel> last =
       group_kernels(*kernels_, static_cast<int>(pixels - (ranges - 1) * range_pixels));
-  run_tasks(ranges * groups, opt.num_threads, [&](long task, int thread) {
+  run_tasks(ranges * groups, std::max(1, opt.num_threads), [&](long task, int thread) {
     const long range = task / groups;
     const int g = static_cast<int>(task % groups);
     const long p0 = range * range_pixels;
@@ -250,7 +254,7 @@ void ConvGemm::forward_strided(const Mat& bottom, Mat& top, long residual_offset
   const bool blocked_k = k_block_ < k_total_;
   const long acc_floats = blocked_k ? static_cast<long>(blocking_.ur_oc) * vlen_ * ow : 0;
   Mat acc;
-  if (blocked_k) acc.create(static_cast<int>(acc_floats * opt.num_threads), 4u, 1, opt.workspace_allocator);
+  if (blocked_k) acc.create(static_cast<int>(acc_floats * std::max(1, opt.num_threads)), 4u, 1, opt.workspace_allocator);
   const int groups = groups_;
   // Inputs past half of L2: the row's first group prefetches the input row two output rows
   // ahead (as the direct kernels do); other calls touch their own lines.
@@ -258,7 +262,7 @@ void ConvGemm::forward_strided(const Mat& bottom, Mat& top, long residual_offset
   const long ahead = kStridedPrefetchRows * src_row * 4;
   // Row-major tasks: the groups of one row run back to back while its input is in cache.
   const std::vector<GemmKernelCache::Kernel> kernels = group_kernels(*strided_kernels_, ow);
-  run_tasks(static_cast<long>(oh) * groups, opt.num_threads, [&](long task, int thread) {
+  run_tasks(static_cast<long>(oh) * groups, std::max(1, opt.num_threads), [&](long task, int thread) {
     const int oy = static_cast<int>(task / groups), g = static_cast<int>(task % groups);
     const long pf_offset = prefetch && g == 0 && oy + kStridedPrefetchRows < oh ? ahead : 0;
     float* acc_buf = blocked_k ? static_cast<float*>(acc.data) + acc_floats * thread : nullptr;
@@ -273,12 +277,12 @@ void ConvGemm::forward_panels(const Mat& bottom, Mat& top, const ConvPads& pads,
   const ConvParams& p = params_;
   const int oh = top.h, ow = top.w;
   const long pixels = static_cast<long>(oh) * ow;
-  const long range_pixels = task_range(pixels, opt.num_threads, 1);
+  const long range_pixels = panel_range(pixels, opt.num_threads);
   const long ranges = (pixels + range_pixels - 1) / range_pixels;
   const long panel_floats = k_total_ * kPanelPixels;
   const long acc_floats = static_cast<long>(blocking_.ur_oc) * vlen_ * kPanelPixels;
   Mat work;
-  work.create(static_cast<int>((panel_floats + acc_floats) * opt.num_threads), 4u, 1, opt.workspace_allocator);
+  work.create(static_cast<int>((panel_floats + acc_floats) * std::max(1, opt.num_threads)), 4u, 1, opt.workspace_allocator);
   const long c_plane_stride = static_cast<long>(top.cstep) * out_pack_ * 4;
   const int ip = in_pack_, kh = p.kh, kw = p.kw, icg_count = p.ic / ip;
   const long src_cstep = static_cast<long>(bottom.cstep) * ip;
@@ -286,7 +290,7 @@ void ConvGemm::forward_panels(const Mat& bottom, Mat& top, const ConvPads& pads,
   const std::vector<GemmKernelCache::Kernel> full = group_kernels(*kernels_, static_cast<int>(range_pixels));
   const std::vector<GemmKernelCache::Kernel> last =
       group_kernels(*kernels_, static_cast<int>(pixels - (ranges - 1) * range_pixels));
-  run_tasks(ranges, opt.num_threads, [&](long range, int thread) {
+  run_tasks(ranges, std::max(1, opt.num_threads), [&](long range, int thread) {
     float* panel = static_cast<float*>(work.data) + (panel_floats + acc_floats) * thread;
     float* acc = panel + panel_floats;
     const long p0 = range * range_pixels;
@@ -354,7 +358,7 @@ void ConvGemm::forward_brgemm(const Mat& bottom, Mat& top, const ConvPads& pads_
   const float* src_data = static_cast<const float*>(src.data);
   const std::vector<GemmKernelCache::Kernel> kernels = group_kernels(*kernels_, ow);
 
-  run_tasks(static_cast<long>(groups) * oh, opt.num_threads, [&](long task, int thread) {
+  run_tasks(static_cast<long>(groups) * oh, std::max(1, opt.num_threads), [&](long task, int thread) {
     const int g = static_cast<int>(task / oh), oy = static_cast<int>(task % oh);
     const GemmKernelCache::Kernel& kernel = kernels[g];
     const float** a_list = lists.data() + static_cast<size_t>(2) * max_entries * thread;

@@ -10,6 +10,7 @@
 #include "runtime/conv_int8_quantize.h"
 #include "runtime/conv_int8_scalar.h"
 #include "runtime/error.h"
+#include "runtime/option.h"
 
 namespace jitconv {
 
@@ -38,16 +39,29 @@ void create_bytes(Mat& m, long bytes, const char* what, const Option& opt) {
   m.create(static_cast<int>(bytes), 1u, 1, opt.workspace_allocator);
 }
 
+// im2col: pixels per panel for `total` output pixels on `threads` threads: kPanelPixels
+// (the last panel takes the rest). Every chunk group of a panel runs in its task, so when the
+// panels do not divide among the threads (a single panel ran on one thread), as many equal
+// panels as round up to a multiple of the threads where the pixels allow.
+long panel_pixels(long total, int threads) {
+  long ranges = (total + kPanelPixels - 1) / kPanelPixels;
+  if (threads <= 1 || ranges % threads == 0) return std::min(kPanelPixels, total);
+  ranges = std::min(total, (ranges + threads - 1) / threads * threads);
+  return (total + ranges - 1) / ranges;
+}
+
 }  // namespace
 
 void ConvInt8::prepare(int ih, int iw) {
   int oh, ow;
   params_.output_size(ih, iw, oh, ow);
   const long total = static_cast<long>(oh) * ow;
-  const long range = form_ == Form::rows ? std::min(kRangePixels, total) : std::min(kPanelPixels, total);
   kernels_for(static_cast<int>(ow % blocking_.nr));
-  kernels_for(static_cast<int>(range % blocking_.nr));
-  kernels_for(static_cast<int>((total - (total - 1) / range * range) % blocking_.nr));
+  for (int threads : {1, default_num_threads()}) {
+    const long range = form_ == Form::rows ? std::min(kRangePixels, total) : panel_pixels(total, threads);
+    kernels_for(static_cast<int>(range % blocking_.nr));
+    kernels_for(static_cast<int>((total - (total - 1) / range * range) % blocking_.nr));
+  }
 }
 
 void ConvInt8::run_group(const Kernels& k, int g, const uint8_t* b, const long* offsets, long segments, int pixels,
@@ -169,13 +183,8 @@ void ConvInt8::forward_im2col(const Geometry& geo, const Mat& image, Mat& top, c
       for (int kx = 0; kx < p.kw; kx++)
         run_offsets.push_back((static_cast<long>(ky) * p.dh * geo.wp + static_cast<long>(kx) * p.dw) * geo.pixel_bytes);
   }
-  // Ranges of at most kPanelPixels, as many as make whole rounds for the threads: every
-  // chunk group of a range runs in its task, so a single range ran on one thread.
-  long ranges = (total + kPanelPixels - 1) / kPanelPixels;
-  const int threads = std::max(1, opt.num_threads);
-  if (ranges % threads != 0) ranges = std::min(total, (ranges + threads - 1) / threads * threads);
-  const long range_len = (total + ranges - 1) / ranges;
-  ranges = (total + range_len - 1) / range_len;
+  const long range_len = panel_pixels(total, opt.num_threads);
+  const long ranges = (total + range_len - 1) / range_len;
   const long last_len = total - (ranges - 1) * range_len;
   const Kernels& k_full = kernels_for(static_cast<int>(range_len % blocking_.nr));
   const Kernels& k_last = kernels_for(static_cast<int>(last_len % blocking_.nr));

@@ -8,7 +8,7 @@ TaskRanges::TaskRanges(const std::vector<long>& bounds) {
   if (bounds.size() < 2) fail("TaskRanges: need at least one run");
   threads_ = static_cast<int>(bounds.size() - 1);
   base_ = bounds.front();
-  if (bounds.back() - base_ >= (1L << 32)) fail("TaskRanges: too many tasks");
+  if (static_cast<int64_t>(bounds.back()) - base_ > static_cast<int64_t>(UINT32_MAX)) fail("TaskRanges: too many tasks");
   runs_.reset(new Run[threads_]);
   for (int t = 0; t < threads_; t++) {
     if (bounds[t + 1] < bounds[t]) fail("TaskRanges: bounds must not decrease");

@@ -12,7 +12,7 @@
 // remain (two threads, x oneDNN, old / new split interleaved over five rounds, forced
 // direct: 3x3 64@56 0.92 -> 1.02-1.04, 128@28 0.93 -> 0.99-1.03, 96@35 0.99 -> 1.01-1.03;
 // GEMM 1x1 256->64 0.95 -> 0.99, s2 0.90 -> 0.93). Which thread runs a task never changes
-// what the task computes, so results stay bit-identical across thread counts and schedules.
+// what the task computes, so results do not depend on the schedule.
 #pragma once
 #include <omp.h>
 
