@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <omp.h>
 #include <sstream>
 
 #include "jit/conv_direct_gen.h"

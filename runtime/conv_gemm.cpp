@@ -205,9 +205,7 @@ void ConvGemm::run_pixels(const std::vector<GemmKernelCache::Kernel>& kernels, c
 }
 
 long ConvGemm::task_range(long pixels, int threads, int tasks_per_range) const {
-  long ranges = (pixels + kPanelPixels - 1) / kPanelPixels;
-  // Whole rounds of tasks: 13 ranges on 2 threads would leave one thread a range behind.
-  while (threads > 1 && (ranges * tasks_per_range) % threads != 0 && ranges < pixels) ranges++;
+  const long ranges = ranges_in_rounds(pixels, kPanelPixels, threads, tasks_per_range);
   const long nr = blocking_.nr;
   return std::min(kPanelPixels, std::max(nr, ((pixels + ranges - 1) / ranges + nr - 1) / nr * nr));
 }
@@ -220,21 +218,22 @@ long ConvGemm::panel_range(long pixels, int threads) const {
 
 void ConvGemm::forward_pointwise(const Mat& bottom, Mat& top, long residual_offset, const Option& opt) const {
   const long pixels = static_cast<long>(bottom.w) * bottom.h;
-  const long range_pixels = task_range(pixels, opt.num_threads, groups_);
+  const int threads = std::max(1, opt.num_threads);
+  const long range_pixels = task_range(pixels, threads, groups_);
   const long ranges = (pixels + range_pixels - 1) / range_pixels;
   const long c_plane_stride = static_cast<long>(top.cstep) * out_pack_ * 4;
   const long b_k_stride = static_cast<long>(bottom.cstep) * in_pack_ * 4;
   const bool blocked_k = k_block_ < k_total_;
   const long acc_floats = blocked_k ? static_cast<long>(blocking_.ur_oc) * vlen_ * kPanelPixels : 0;
   Mat acc;
-  if (blocked_k) acc.create(static_cast<int>(acc_floats * std::max(1, opt.num_threads)), 4u, 1, opt.workspace_allocator);
+  if (blocked_k) acc.create(static_cast<int>(acc_floats * threads), 4u, 1, opt.workspace_allocator);
   const int groups = groups_;
   // Kernels looked up once per forward: the cache's lookups lock, and a lock taken per task
   // went back and forth between the cores.
   const std::vector<GemmKernelCache::Kernel> full = group_kernels(*kernels_, static_cast<int>(range_pixels));
   const std::vector<GemmKernelCache::Kernel> last =
       group_kernels(*kernels_, static_cast<int>(pixels - (ranges - 1) * range_pixels));
-  run_tasks(ranges * groups, std::max(1, opt.num_threads), [&](long task, int thread) {
+  run_tasks(ranges * groups, threads, [&](long task, int thread) {
     const long range = task / groups;
     const int g = static_cast<int>(task % groups);
     const long p0 = range * range_pixels;
@@ -254,7 +253,8 @@ void ConvGemm::forward_strided(const Mat& bottom, Mat& top, long residual_offset
   const bool blocked_k = k_block_ < k_total_;
   const long acc_floats = blocked_k ? static_cast<long>(blocking_.ur_oc) * vlen_ * ow : 0;
   Mat acc;
-  if (blocked_k) acc.create(static_cast<int>(acc_floats * std::max(1, opt.num_threads)), 4u, 1, opt.workspace_allocator);
+  const int threads = std::max(1, opt.num_threads);
+  if (blocked_k) acc.create(static_cast<int>(acc_floats * threads), 4u, 1, opt.workspace_allocator);
   const int groups = groups_;
   // Inputs past half of L2: the row's first group prefetches the input row two output rows
   // ahead (as the direct kernels do); other calls touch their own lines.
@@ -262,7 +262,7 @@ void ConvGemm::forward_strided(const Mat& bottom, Mat& top, long residual_offset
   const long ahead = kStridedPrefetchRows * src_row * 4;
   // Row-major tasks: the groups of one row run back to back while its input is in cache.
   const std::vector<GemmKernelCache::Kernel> kernels = group_kernels(*strided_kernels_, ow);
-  run_tasks(static_cast<long>(oh) * groups, std::max(1, opt.num_threads), [&](long task, int thread) {
+  run_tasks(static_cast<long>(oh) * groups, threads, [&](long task, int thread) {
     const int oy = static_cast<int>(task / groups), g = static_cast<int>(task % groups);
     const long pf_offset = prefetch && g == 0 && oy + kStridedPrefetchRows < oh ? ahead : 0;
     float* acc_buf = blocked_k ? static_cast<float*>(acc.data) + acc_floats * thread : nullptr;
@@ -277,12 +277,13 @@ void ConvGemm::forward_panels(const Mat& bottom, Mat& top, const ConvPads& pads,
   const ConvParams& p = params_;
   const int oh = top.h, ow = top.w;
   const long pixels = static_cast<long>(oh) * ow;
-  const long range_pixels = panel_range(pixels, opt.num_threads);
+  const int threads = std::max(1, opt.num_threads);
+  const long range_pixels = panel_range(pixels, threads);
   const long ranges = (pixels + range_pixels - 1) / range_pixels;
   const long panel_floats = k_total_ * kPanelPixels;
   const long acc_floats = static_cast<long>(blocking_.ur_oc) * vlen_ * kPanelPixels;
   Mat work;
-  work.create(static_cast<int>((panel_floats + acc_floats) * std::max(1, opt.num_threads)), 4u, 1, opt.workspace_allocator);
+  work.create(static_cast<int>((panel_floats + acc_floats) * threads), 4u, 1, opt.workspace_allocator);
   const long c_plane_stride = static_cast<long>(top.cstep) * out_pack_ * 4;
   const int ip = in_pack_, kh = p.kh, kw = p.kw, icg_count = p.ic / ip;
   const long src_cstep = static_cast<long>(bottom.cstep) * ip;
@@ -290,7 +291,7 @@ void ConvGemm::forward_panels(const Mat& bottom, Mat& top, const ConvPads& pads,
   const std::vector<GemmKernelCache::Kernel> full = group_kernels(*kernels_, static_cast<int>(range_pixels));
   const std::vector<GemmKernelCache::Kernel> last =
       group_kernels(*kernels_, static_cast<int>(pixels - (ranges - 1) * range_pixels));
-  run_tasks(ranges, std::max(1, opt.num_threads), [&](long range, int thread) {
+  run_tasks(ranges, threads, [&](long range, int thread) {
     float* panel = static_cast<float*>(work.data) + (panel_floats + acc_floats) * thread;
     float* acc = panel + panel_floats;
     const long p0 = range * range_pixels;
@@ -358,7 +359,7 @@ void ConvGemm::forward_brgemm(const Mat& bottom, Mat& top, const ConvPads& pads_
   const float* src_data = static_cast<const float*>(src.data);
   const std::vector<GemmKernelCache::Kernel> kernels = group_kernels(*kernels_, ow);
 
-  run_tasks(static_cast<long>(groups) * oh, std::max(1, opt.num_threads), [&](long task, int thread) {
+  run_tasks(static_cast<long>(groups) * oh, threads, [&](long task, int thread) {
     const int g = static_cast<int>(task / oh), oy = static_cast<int>(task % oh);
     const GemmKernelCache::Kernel& kernel = kernels[g];
     const float** a_list = lists.data() + static_cast<size_t>(2) * max_entries * thread;

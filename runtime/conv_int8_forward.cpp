@@ -11,6 +11,7 @@
 #include "runtime/conv_int8_scalar.h"
 #include "runtime/error.h"
 #include "runtime/option.h"
+#include "runtime/task_ranges.h"
 
 namespace jitconv {
 
@@ -44,9 +45,8 @@ void create_bytes(Mat& m, long bytes, const char* what, const Option& opt) {
 // panels do not divide among the threads (a single panel ran on one thread), as many equal
 // panels as round up to a multiple of the threads where the pixels allow.
 long panel_pixels(long total, int threads) {
-  long ranges = (total + kPanelPixels - 1) / kPanelPixels;
-  if (threads <= 1 || ranges % threads == 0) return std::min(kPanelPixels, total);
-  ranges = std::min(total, (ranges + threads - 1) / threads * threads);
+  if (threads <= 1 || (total + kPanelPixels - 1) / kPanelPixels % threads == 0) return std::min(kPanelPixels, total);
+  const long ranges = ranges_in_rounds(total, kPanelPixels, threads, 1);
   return (total + ranges - 1) / ranges;
 }
 

@@ -45,6 +45,12 @@ long TaskRanges::take_back(Run& run) {
   }
 }
 
+long ranges_in_rounds(long items, long max_per_range, int threads, int tasks_per_range) {
+  long ranges = (items + max_per_range - 1) / max_per_range;
+  while (threads > 1 && (ranges * tasks_per_range) % threads != 0 && ranges < items) ranges++;
+  return ranges;
+}
+
 long TaskRanges::next(int thread) {
   if (thread < 0 || thread >= threads_) return -1;
   const long own = take_front(runs_[thread]);

@@ -48,10 +48,20 @@ class TaskRanges {
   std::unique_ptr<Run[]> runs_;
 };
 
+// How many ranges of at most max_per_range items to cut `items` into so that, with
+// tasks_per_range tasks each, the threads get whole rounds of tasks where the items allow
+// (13 ranges on 2 threads would leave one thread a range behind; one range of panels holding
+// every chunk group ran on one thread).
+long ranges_in_rounds(long items, long max_per_range, int threads, int tasks_per_range);
+
 // Runs fn(task, thread) for every task of `ranges` on `threads` OpenMP threads; `thread`
-// (0 .. threads - 1) indexes per-thread scratch buffers.
+// (0 .. threads - 1) indexes per-thread scratch buffers. One thread runs them in place.
 template <typename Fn>
 void run_task_ranges(TaskRanges& ranges, int threads, Fn&& fn) {
+  if (threads <= 1) {
+    for (long task; (task = ranges.next(0)) >= 0;) fn(task, 0);
+    return;
+  }
 #pragma omp parallel num_threads(threads)
   {
     const int thread = omp_get_thread_num();
@@ -62,10 +72,7 @@ void run_task_ranges(TaskRanges& ranges, int threads, Fn&& fn) {
 // `tasks` tasks in equal runs over `threads` threads (see TaskRanges).
 template <typename Fn>
 void run_tasks(long tasks, int threads, Fn&& fn) {
-  if (threads <= 1 || tasks <= 1) {
-    for (long task = 0; task < tasks; task++) fn(task, 0);
-    return;
-  }
+  if (tasks <= 1) threads = 1;  // no parallel region for a single task
   TaskRanges ranges(tasks, threads);
   run_task_ranges(ranges, threads, fn);
 }
