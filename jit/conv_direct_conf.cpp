@@ -33,20 +33,25 @@ namespace {
 // FMA pipes, two 512-bit (three 256-bit) loads and ~5 sustained uops per cycle, 4-cycle
 // FMA latency (each accumulator gets one FMA per step). When the group's weights do not
 // stay in L1 every weight vector streams from L2, at about one 64-byte line per 2 cycles,
-// and each costs a further kWeightVectorCycles: without it, the input-pass cost below
-// moves 14-wide rows whose weights stream (3x3 256@14, 14 x 2 -> 5 x 4; AVX2 14 x 1 ->
-// 5 x 2) to narrow blocks that re-read the weights three times per row (2-10% slower with
-// the machine to itself); at 1.0 it would also undo 96@35's 3-chunk groups.
+// and, when the layer's weights outgrow half of L2 (they come from L3 each pass), each
+// costs a further kWeightVectorCycles: without it, the input-pass cost below moves 14-wide
+// rows whose weights stream (3x3 256@14, 14 x 2 -> 5 x 4; AVX2 14 x 1 -> 5 x 2) to narrow
+// blocks that re-read the weights three times per row (2-10% slower with the machine to
+// itself). Weights that stay in L2 cost nothing more: narrow 4-chunk blocks that read the
+// input once beat 14 x 2 blocks that read it twice (one thread, forced direct, x oneDNN,
+// six interleaved rounds: 3x3 64@56 0.92 -> 0.96, 128@28 0.90 -> 0.96, d2 64@56 0.92 ->
+// 0.98; equal with the machine to itself, ahead when the host loads the core's sibling).
 constexpr double kWeightVectorCycles = 0.75;
 
-double step_cycles(Isa isa, int ur_oc, int width, bool explicit_bcast, bool weights_in_l1) {
+double step_cycles(Isa isa, int ur_oc, int width, bool explicit_bcast, bool weights_in_l1, bool weights_in_l2) {
   const double fmas = static_cast<double>(ur_oc) * width;
   const double loads = ur_oc + (explicit_bcast ? width : fmas);
   const double uops = fmas + ur_oc + (explicit_bcast ? width : 0);
   const double load_ports = isa == Isa::avx512 ? 2.0 : 3.0;
   double cycles = std::max({fmas / 2.0, loads / load_ports, uops / 5.0, 4.0});
   if (!weights_in_l1)
-    cycles = std::max(cycles, 2.0 * ur_oc * (isa == Isa::avx512 ? 1.0 : 0.5)) + kWeightVectorCycles * ur_oc;
+    cycles = std::max(cycles, 2.0 * ur_oc * (isa == Isa::avx512 ? 1.0 : 0.5)) +
+             (weights_in_l2 ? 0.0 : kWeightVectorCycles * ur_oc);
   return cycles + 0.25;  // loop and addressing overhead
 }
 
@@ -71,6 +76,8 @@ Blocking best_row_blocking(Isa isa, int ur_oc, const ConvDirectProblem& p, int o
   const int ic = p.ic_block > 0 ? p.ic_block : p.ic;
   const long group_weight_bytes = static_cast<long>(ic) * p.kh * p.kw * ur_oc * vlen * 4;
   const bool in_l1 = group_weight_bytes <= kL1WeightBytes;
+  const double layer_weight_bytes = 4.0 * p.ic * p.oc * p.kh * p.kw;
+  const bool in_l2 = p.l2_bytes > 0 && layer_weight_bytes <= 0.5 * static_cast<double>(p.l2_bytes);
   Blocking best;
   best.cycles = 1e30;
   for (bool explicit_bcast : {true, false}) {
@@ -82,7 +89,7 @@ Blocking best_row_blocking(Isa isa, int ur_oc, const ConvDirectProblem& p, int o
     const int ur_w = (ow + blocks - 1) / blocks;
     double cycles = 0;
     for (int ow0 = 0; ow0 < ow; ow0 += ur_w)
-      cycles += step_cycles(isa, ur_oc, std::min(ur_w, ow - ow0), explicit_bcast, in_l1);
+      cycles += step_cycles(isa, ur_oc, std::min(ur_w, ow - ow0), explicit_bcast, in_l1, in_l2);
     if (cycles < best.cycles - 1e-9) {
       best.cycles = cycles;
       best.ur_w = ur_w;
@@ -149,7 +156,8 @@ int conv_direct_ur_oc(Isa isa, const ConvDirectProblem& p) {
   const double span_w = static_cast<double>(ow - 1) * p.sw + static_cast<double>(p.kw - 1) * p.dw + 1;
   const double row_lines = static_cast<double>(p.ic) / p.in_pack * p.kh * std::ceil(span_w * p.in_pack * 4 / 64);
   const double pass_cycles = kInputLineCycles * row_lines / (static_cast<double>(p.ic) * p.kh * p.kw);
-  int best_ur = 1;
+  int best_ur = 1, best_groups = chunks;
+  double best_cycles = 1e30;
   double min_cycles = 1e30;  // the cheapest group size's cost: near ties are judged against it
   for (int ur = 1; ur <= std::min(max_ur, chunks); ur++) {
     const int full = chunks / ur, rest = chunks % ur;
@@ -157,9 +165,15 @@ int conv_direct_ur_oc(Isa isa, const ConvDirectProblem& p) {
     blocked.ic_block = conv_direct_ic_block(isa, p, ur);
     double cycles = full * (best_row_blocking(isa, ur, blocked, ow).cycles + pass_cycles);
     if (rest) cycles += best_row_blocking(isa, rest, blocked, ow).cycles + pass_cycles;
-    // Prefer bigger groups on near ties: each group re-reads the input rows.
+    // Near ties go to fewer groups (each group re-reads the input rows); between equal
+    // group counts to the cheaper split (96@35: 3 + 3 chunks, not 4 + 2: 0.95 -> 1.00x).
     min_cycles = std::min(min_cycles, cycles);
-    if (cycles <= min_cycles * 1.015) best_ur = ur;
+    const int groups = full + (rest ? 1 : 0);
+    if (cycles <= min_cycles * 1.015 && (groups < best_groups || cycles < best_cycles)) {
+      best_ur = ur;
+      best_groups = groups;
+      best_cycles = cycles;
+    }
   }
   return best_ur;
 }

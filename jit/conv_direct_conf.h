@@ -83,6 +83,9 @@ struct ConvDirectProblem {
   // Input channels per kernel call (0: all); see conv_direct_ic_block.
   int ic_block = 0;
   bool prefetch_next_row = false;  // see ConvDirectConf
+  // The core's L2 size (0: unknown). The cost model takes weights that fit in half of it
+  // to stream from L2 at no cost beyond their loads.
+  long l2_bytes = 0;
 };
 
 // Output-channel chunks held in registers at once. It fixes the weight layout, so it is

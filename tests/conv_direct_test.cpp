@@ -204,8 +204,9 @@ TEST(ConvDirect, ChunkGroupChoices) {
   // The measured choices the cost model encodes (jit/conv_direct_conf.cpp): 1x1 layers
   // take big chunk groups (each group re-reads the input), 14-wide rows whose weights
   // stream from L2 keep one block per row, and groups stop at 4 chunks on AVX-512.
-  auto ur = [](Isa isa, int ic, int oc, int ow, int k, int sw) {
+  auto ur = [](Isa isa, int ic, int oc, int ow, int k, int sw, long l2_bytes = 0) {
     ConvDirectProblem p;
+    p.l2_bytes = l2_bytes;
     p.ic = ic;
     p.oc = oc;
     p.ow = ow;
@@ -222,6 +223,17 @@ TEST(ConvDirect, ChunkGroupChoices) {
   EXPECT_EQ(ur(Isa::avx512, 64, 64, 56, 3, 1), 2);
   EXPECT_EQ(ur(Isa::avx2, 64, 256, 56, 1, 1), 3);
   EXPECT_EQ(ur(Isa::avx2, 256, 256, 14, 3, 1), 1);
+  // Weights that stay in half of a 2 MB L2 stream at no extra cost: k x k layers then take
+  // the groups that read the input once (or fewest times), 96@35 stays at 3 + 3 chunks
+  // (not 4 + 2), and weights past it (256@14: 2.4 MB) keep the 14-wide blocks.
+  const long l2 = 2L << 20;
+  EXPECT_EQ(ur(Isa::avx512, 64, 64, 56, 3, 1, l2), 4);
+  EXPECT_EQ(ur(Isa::avx512, 128, 128, 28, 3, 1, l2), 4);
+  EXPECT_EQ(ur(Isa::avx512, 96, 96, 35, 3, 1, l2), 3);
+  EXPECT_EQ(ur(Isa::avx512, 256, 256, 14, 3, 1, l2), 2);
+  EXPECT_EQ(ur(Isa::avx512, 64, 256, 56, 1, 1, l2), 4);
+  EXPECT_EQ(ur(Isa::avx2, 64, 64, 56, 3, 1, l2), 3);
+  EXPECT_EQ(ur(Isa::avx2, 256, 256, 14, 3, 1, l2), 1);
 }
 
 TEST(ConvDirect, InputChannelBlocks) {
