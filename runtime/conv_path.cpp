@@ -14,7 +14,15 @@ namespace {
 // always for 1x1; else packed direct. jitconv keeps that structure with thresholds
 // measured on an Intel Xeon (Sapphire Rapids class, AVX-512, 48 KB L1d / 2 MB L2 per
 // core, one thread) with `jitconv bench --algo ...` on bench_core and models_dev:
-//  - 1x1 (any stride): GEMM (pointwise / subsample) >= direct everywhere. Strided rows
+//  - 1x1 (any stride): GEMM (pointwise / subsample), except on AVX-512 the layers that
+//    reduce the channels 4x or more on outputs of 14x14 and up, which the direct kernels
+//    (input channels blocked, runs across rows) do better: 20 such layers of resnet50,
+//    squeezenet and mobilenet v2/v3, one thread, x oneDNN, six interleaved rounds, direct
+//    ahead on 13 (by up to 8%), GEMM on 4 (by at most 1.7%); two threads, five rounds,
+//    direct ahead on 14; ResNet-50, one thread, five rounds, median of the per-round
+//    minimum 44.96 -> 42.39 ms. On AVX2 it is a wash (256->64 @56 direct 0.93 / GEMM 1.02,
+//    1024->256 @14 0.98 / 0.91). 84 other 1x1 layers of those models: no consistent
+//    winner (3 rounds: within +-3% on most; GEMM ahead on 7x7 outputs). Strided rows
 //    beyond L2 need the input-row prefetch both kernels have (1x1 256->128 s2 @56, five
 //    interleaved rounds x oneDNN: GEMM 0.90-0.94 vs direct 0.82-0.89 in a busy period,
 //    0.97-0.985 vs 0.95-0.97 in a quiet one).
@@ -24,6 +32,8 @@ namespace {
 //  - Winograd variant: by output size and channels; see kWinogradRows.
 constexpr int kWinogradMinChannels = 8;        // ncnn: prefer Winograd when in > 8 or out > 8
 constexpr int kGemmMinChannelsKxK = 1 << 30;   // measured: never for k x k here
+constexpr int kDirectMinReduction = 4;         // 1x1 with in >= 4 x out channels ...
+constexpr int kDirectMinOutput = 14;           // ... and outputs of 14 x 14 or more: direct
 
 struct WinogradRow {
   int max_output;        // min(oh, ow) at most this ...
@@ -165,6 +175,12 @@ PathChoice choose_conv_path(const ConvParams& p, Isa isa, const Option& opt, int
   }
 not_winograd:
   const bool pointwise = p.kh == 1 && p.kw == 1;
+  if (pointwise && isa == Isa::avx512 && p.ic >= kDirectMinReduction * p.oc && ih > 0 && iw > 0) {
+    int oh = 0, ow = 0;
+    p.output_size(ih, iw, oh, ow);
+    if (std::min(oh, ow) >= kDirectMinOutput)
+      return {"direct", "1x1 reducing channels (in >= 4 x out): direct kernel, input channels blocked"};
+  }
   if (opt.use_sgemm_convolution && (pointwise || p.ic > kGemmMinChannelsKxK || p.oc > kGemmMinChannelsKxK))
     return {"gemm", pointwise ? "1x1: GEMM on the packed input (subsampled when strided)" : "GEMM (channels)"};
   return {"direct", "k x k: direct kernel, padding taps skipped"};

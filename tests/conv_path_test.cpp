@@ -50,7 +50,16 @@ TEST(ConvPath, FollowsTheTable) {
   EXPECT_EQ(choose_conv_path(params(64, 64, 3), isa, opt, 56, 56).algo.compare(0, 8, "winograd"), 0);
   EXPECT_EQ(choose_conv_path(params(64, 64, 1), isa, opt, 56, 56).algo, "gemm");
   EXPECT_EQ(choose_conv_path(params(64, 64, 3, 2), isa, opt, 56, 56).algo, "direct");
-  // 1x1 of any stride and input size: GEMM.
+  // 1x1: GEMM, except layers reducing the channels 4x or more on outputs of 14x14 and
+  // up on AVX-512 (direct); unknown sizes take GEMM.
+  EXPECT_EQ(choose_conv_path(params(256, 64, 1), Isa::avx512, opt, 56, 56).algo, "direct");
+  EXPECT_EQ(choose_conv_path(params(1024, 256, 1), Isa::avx512, opt, 14, 14).algo, "direct");
+  EXPECT_EQ(choose_conv_path(params(1024, 256, 1, 2), Isa::avx512, opt, 28, 28).algo, "direct");
+  EXPECT_EQ(choose_conv_path(params(1024, 256, 1), Isa::avx512, opt).algo, "gemm");
+  EXPECT_EQ(choose_conv_path(params(2048, 512, 1), Isa::avx512, opt, 7, 7).algo, "gemm");
+  EXPECT_EQ(choose_conv_path(params(255, 64, 1), Isa::avx512, opt, 56, 56).algo, "gemm");
+  EXPECT_EQ(choose_conv_path(params(64, 256, 1), Isa::avx512, opt, 56, 56).algo, "gemm");
+  EXPECT_EQ(choose_conv_path(params(256, 64, 1), Isa::avx2, opt, 56, 56).algo, "gemm");
   const long l2 = static_cast<long>(cpu_info().l2_bytes);
   const int beyond = static_cast<int>(std::sqrt(l2 * 2.0 / (256 * 4)));
   EXPECT_EQ(choose_conv_path(params(256, 128, 1, 2), isa, opt, beyond, beyond).algo, "gemm");
