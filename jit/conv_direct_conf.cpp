@@ -40,7 +40,7 @@ namespace {
 // itself). Weights that stay in L2 cost nothing more: narrow 4-chunk blocks that read the
 // input once beat 14 x 2 blocks that read it twice (one thread, forced direct, x oneDNN,
 // six interleaved rounds: 3x3 64@56 0.92 -> 0.96, 128@28 0.90 -> 0.96, d2 64@56 0.92 ->
-// 0.98; equal with the machine to itself, ahead when the host loads the core's sibling).
+// 0.98: equal with the machine to itself, ahead in the host's slow minutes).
 constexpr double kWeightVectorCycles = 0.75;
 
 double step_cycles(Isa isa, int ur_oc, int width, bool explicit_bcast, bool weights_in_l1, bool weights_in_l2) {
