@@ -272,6 +272,7 @@ void ConvDirect::run(const Mat& bottom_in, const Mat* residual, Mat& top, const 
   for (int t = 0; t <= threads; t++)
     bounds[t] = std::lower_bound(work_before.begin(), work_before.end(), total * t / threads) - work_before.begin();
   TaskRanges ranges(bounds);
+  const long slice_bytes = static_cast<long>(set.main_conf.prefetch_lines) * 64;  // next group's weights per call
   run_task_ranges(ranges, threads, [&](long task, int) {
     const int g = static_cast<int>(rows_first ? task % groups : task / oh);
     const int oy = static_cast<int>(rows_first ? task / groups : task % oh);
@@ -300,7 +301,6 @@ void ConvDirect::run(const Mat& bottom_in, const Mat* residual, Mat& top, const 
       args.prefetch_row_offset = static_cast<long>(ahead_row - iy0) * src_row;  // kh is 1
     // Prefetch slice (oy, block) of the next group (the last row re-touches the first
     // slices, which are in cache by then: no branch in the kernel).
-    const long slice_bytes = static_cast<long>(set.main_conf.prefetch_lines) * 64;
     const char* next_group = reinterpret_cast<const char*>(weights + (g + 1) * group_floats);
     for (int b = 0; b < ic_blocks; b++) {
       // Blocks of block_packs packed channels; the weights of a block are contiguous:

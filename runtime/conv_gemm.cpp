@@ -205,15 +205,11 @@ void ConvGemm::run_pixels(const std::vector<GemmKernelCache::Kernel>& kernels, c
 }
 
 long ConvGemm::task_range(long pixels, int threads, int tasks_per_range) const {
-  const long ranges = ranges_in_rounds(pixels, kPanelPixels, threads, tasks_per_range);
-  const long nr = blocking_.nr;
-  return std::min(kPanelPixels, std::max(nr, ((pixels + ranges - 1) / ranges + nr - 1) / nr * nr));
+  return equal_range_length(pixels, kPanelPixels, threads, tasks_per_range, blocking_.nr);
 }
 
 long ConvGemm::panel_range(long pixels, int threads) const {
-  const long ranges = (pixels + kPanelPixels - 1) / kPanelPixels;
-  if (threads <= 1 || ranges % threads == 0) return std::min(kPanelPixels, pixels);
-  return task_range(pixels, threads, 1);
+  return panel_length(pixels, kPanelPixels, threads, blocking_.nr);
 }
 
 void ConvGemm::forward_pointwise(const Mat& bottom, Mat& top, long residual_offset, const Option& opt) const {

@@ -40,15 +40,9 @@ void create_bytes(Mat& m, long bytes, const char* what, const Option& opt) {
   m.create(static_cast<int>(bytes), 1u, 1, opt.workspace_allocator);
 }
 
-// im2col: pixels per panel for `total` output pixels on `threads` threads: kPanelPixels
-// (the last panel takes the rest). Every chunk group of a panel runs in its task, so when the
-// panels do not divide among the threads (a single panel ran on one thread), as many equal
-// panels as round up to a multiple of the threads where the pixels allow.
-long panel_pixels(long total, int threads) {
-  if (threads <= 1 || (total + kPanelPixels - 1) / kPanelPixels % threads == 0) return std::min(kPanelPixels, total);
-  const long ranges = ranges_in_rounds(total, kPanelPixels, threads, 1);
-  return (total + ranges - 1) / ranges;
-}
+// im2col: pixels per panel for `total` output pixels on `threads` threads (every chunk
+// group of a panel runs in its task; see panel_length).
+long panel_pixels(long total, int threads) { return panel_length(total, kPanelPixels, threads, 1); }
 
 }  // namespace
 

@@ -1,5 +1,7 @@
 #include "runtime/task_ranges.h"
 
+#include <algorithm>
+
 #include "runtime/error.h"
 
 namespace jitconv {
@@ -45,12 +47,6 @@ long TaskRanges::take_back(Run& run) {
   }
 }
 
-long ranges_in_rounds(long items, long max_per_range, int threads, int tasks_per_range) {
-  long ranges = (items + max_per_range - 1) / max_per_range;
-  while (threads > 1 && (ranges * tasks_per_range) % threads != 0 && ranges < items) ranges++;
-  return ranges;
-}
-
 long TaskRanges::next(int thread) {
   if (thread < 0 || thread >= threads_) return -1;
   const long own = take_front(runs_[thread]);
@@ -60,6 +56,23 @@ long TaskRanges::next(int thread) {
     if (stolen >= 0) return stolen;
   }
   return -1;
+}
+
+long ranges_in_rounds(long items, long max_per_range, int threads, int tasks_per_range) {
+  long ranges = (items + max_per_range - 1) / max_per_range;
+  while (threads > 1 && (ranges * tasks_per_range) % threads != 0 && ranges < items) ranges++;
+  return ranges;
+}
+
+long equal_range_length(long items, long max_per_range, int threads, int tasks_per_range, long multiple) {
+  const long ranges = ranges_in_rounds(items, max_per_range, threads, tasks_per_range);
+  return std::min(max_per_range, std::max(multiple, ((items + ranges - 1) / ranges + multiple - 1) / multiple * multiple));
+}
+
+long panel_length(long items, long max_per_range, int threads, long multiple) {
+  const long panels = (items + max_per_range - 1) / max_per_range;
+  if (threads <= 1 || panels % threads == 0) return std::min(max_per_range, items);
+  return equal_range_length(items, max_per_range, threads, 1, multiple);
 }
 
 }  // namespace jitconv

@@ -54,6 +54,15 @@ class TaskRanges {
 // every chunk group ran on one thread).
 long ranges_in_rounds(long items, long max_per_range, int threads, int tasks_per_range);
 
+// Items per range for those ranges, all equal but the last, rounded up to a multiple of
+// `multiple` and at most max_per_range.
+long equal_range_length(long items, long max_per_range, int threads, int tasks_per_range, long multiple);
+
+// Items per panel when every task takes a whole panel: max_per_range (the last panel the
+// rest) when those panels divide among the threads, else equal_range_length's panels, a
+// round per thread (a single panel of a 14x14 output ran on one thread).
+long panel_length(long items, long max_per_range, int threads, long multiple);
+
 // Runs fn(task, thread) for every task of `ranges` on `threads` OpenMP threads; `thread`
 // (0 .. threads - 1) indexes per-thread scratch buffers. One thread runs them in place.
 template <typename Fn>
