@@ -19,7 +19,9 @@ std::vector<int> extents(int dims, int axis, int along, int outer) {
 }
 
 TEST(DataConcat, EveryAxisMatchesReference) {
-  const std::vector<std::vector<int>> piece_sets = {{4, 8}, {3, 5, 8}, {16, 32, 1}, {12, 4, 17}};
+  // {58, 58}: ShuffleNet v2's pack-1 halves into a pack-4 blob; {6, 10, 16}: pieces that
+  // cross destination groups.
+  const std::vector<std::vector<int>> piece_sets = {{4, 8}, {3, 5, 8}, {16, 32, 1}, {12, 4, 17}, {58, 58}, {6, 10, 16}};
   uint32_t seed = 1;
   for (int dims = 1; dims <= 4; dims++) {
     for (int axis = -dims; axis < dims; axis++) {
@@ -90,7 +92,9 @@ TEST(DataSlice, SlicesMatchReference) {
     int total;
   };
   const std::vector<Case> cases = {{{4, 8, 4}, 16}, {{3, -233, -233}, 20}, {{-233, -233}, 48}, {{5, 11}, 17},
-                                   {{16, -233}, 37}, {{1, 1, -233}, 9}};
+                                   {{16, -233}, 37}, {{1, 1, -233}, 9},
+                                   // packed sources into pack-1 pieces at unaligned lanes
+                                   {{-233, -233}, 116}, {{6, 10, -233}, 64}, {{3, 58, -233}, 96}};
   uint32_t seed = 100;
   for (int dims = 1; dims <= 4; dims++) {
     for (int axis = -dims; axis < dims; axis++) {

@@ -10,7 +10,7 @@ namespace {
 
 TEST(DataShuffleChannel, MatchesReference) {
   uint32_t seed = 800;
-  for (int channels : {4, 6, 12, 16, 24, 48, 58, 116}) {
+  for (int channels : {4, 6, 12, 16, 24, 48, 58, 116, 232}) {
     for (int group : {1, 2, 3, 4, 8}) {
       if (channels % group != 0) continue;
       for (int reverse : {0, 1}) {

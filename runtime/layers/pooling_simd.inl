@@ -1,7 +1,9 @@
 // Pooling loops with the lane count as a template parameter, so the per-lane loops
-// vectorize (and, for stride 1, whole rows of [outw][lanes] do). Included per ISA.
+// vectorize (packed lanes as one vector per window; one lane as whole rows). Included per ISA.
 #include <cfloat>
 #include <cmath>
+#include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "runtime/layers/pooling_kernels.h"
@@ -23,9 +25,10 @@ inline int overlap(int start, int len, int lo, int hi) {
   return b > a ? b - a : 0;
 }
 
-template <int L>
+// kMax is a template parameter: a run-time choice inside the lane loops kept them scalar.
+template <int L, bool kMax>
 void window_channel(const PoolWindowJob& j) {
-  const bool is_max = j.max;
+  constexpr bool is_max = kMax;
   // Output columns whose window lies inside the real input along x.
   int ox_lo = 0;
   while (ox_lo < j.outw && ox_lo * j.stride_w - j.pad_left < 0) ox_lo++;
@@ -49,8 +52,49 @@ void window_channel(const PoolWindowJob& j) {
       for (int l = 0; l < L; l++) out[l] = sum[l] / divisor;
     };
 
-    // Interior columns: accumulate whole rows of [interior][L].
-    if (interior > 0) {
+    // Interior columns. Packed lanes: each output's window in one register, stored once
+    // (summing whole rows through memory loaded and stored every output once per tap: 3x3
+    // s2 max pooling of 24x112x112 at pack 8 took 0.27 ms).
+    if constexpr (L >= 4) {
+      if (interior > 0) {
+        typedef float vec __attribute__((vector_size(L * 4)));
+        const float init = is_max ? (y_clipped ? -FLT_MAX : -INFINITY) : 0.f;
+        const long step = static_cast<long>(j.stride_w) * L;
+        const float* first = j.src + static_cast<long>(ox_lo * j.stride_w - j.pad_left) * L;
+        // Windows of `kOut` outputs at a time: one window's max is a chain of dependent ops.
+        auto windows = [&](auto out_count, int c0) {
+          constexpr int kOut = decltype(out_count)::value;
+          vec a[kOut];
+          for (int c = 0; c < kOut; c++) a[c] = vec{} + init;
+          for (int y = y0; y < y1; y++) {
+            const float* row = first + static_cast<long>(y) * j.w * L + c0 * step;
+            for (int kx = 0; kx < j.kernel_w; kx++) {
+              for (int c = 0; c < kOut; c++) {
+                vec v;
+                std::memcpy(&v, row + c * step + kx * L, sizeof v);
+                if (is_max)
+                  a[c] = a[c] < v ? v : a[c];  // sm::max_f per lane
+                else
+                  a[c] += v;
+              }
+            }
+          }
+          for (int c = 0; c < kOut; c++) {
+            float* out = out_row + (ox_lo + c0 + c) * L;
+            if (is_max) {
+              std::memcpy(out, &a[c], sizeof(vec));
+            } else {
+              float sum[L];
+              std::memcpy(sum, &a[c], sizeof(vec));
+              finish(ox_lo + c0 + c, sum, out);
+            }
+          }
+        };
+        int c0 = 0;
+        for (; c0 + 4 <= interior; c0 += 4) windows(std::integral_constant<int, 4>(), c0);
+        for (; c0 < interior; c0++) windows(std::integral_constant<int, 1>(), c0);
+      }
+    } else if (interior > 0) {  // one lane: whole rows of [interior] at a time (vectorizes)
       const float init = is_max ? (y_clipped ? -FLT_MAX : -INFINITY) : 0.f;
       for (int i = 0; i < interior * L; i++) acc[i] = init;
       for (int y = y0; y < y1; y++) {
@@ -146,15 +190,23 @@ void global_channel(const float* src, long count, bool is_max, float* dst) {
   }
 }
 
+template <bool kMax>
+void window_channel_lanes(const layers::PoolWindowJob& job) {
+  switch (job.lanes) {
+    case 1: return window_channel<1, kMax>(job);
+    case 4: return window_channel<4, kMax>(job);
+    case 8: return window_channel<8, kMax>(job);
+    default: return window_channel<16, kMax>(job);
+  }
+}
+
 }  // namespace
 
 void pool_window_channel(const layers::PoolWindowJob& job) {
-  switch (job.lanes) {
-    case 1: return window_channel<1>(job);
-    case 4: return window_channel<4>(job);
-    case 8: return window_channel<8>(job);
-    default: return window_channel<16>(job);
-  }
+  if (job.max)
+    window_channel_lanes<true>(job);
+  else
+    window_channel_lanes<false>(job);
 }
 
 void pool_adaptive_channel(const layers::PoolAdaptiveJob& job) {
