@@ -238,7 +238,7 @@ void ConvDirectGenerator::emit_epilogue(int width) {
     std::vector<int> accs;
     for (int j = 0; j < width; j++) accs.push_back(acc(oc, j));
     const int lanes = oc == c.ur_oc - 1 ? c.last_chunk_lanes : c.vlen;
-    store.store_chunk(accs, reg_plane, reg_plane_stride, lanes, temps[0]);
+    store.store_chunk(accs, reg_plane, reg_plane_stride, lanes, temps);
   }
 }
 

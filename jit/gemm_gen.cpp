@@ -157,7 +157,7 @@ void GemmGenerator::emit_finish(int width) {
   for (int oc = 0; oc < c.ur_oc; oc++) {
     std::vector<int> accs;
     for (int j = 0; j < width; j++) accs.push_back(acc(oc, j));
-    store.store_chunk(accs, reg_tmp2, reg_tmp1, oc == c.ur_oc - 1 ? c.last_chunk_lanes : c.vlen, temps[0]);
+    store.store_chunk(accs, reg_tmp2, reg_tmp1, oc == c.ur_oc - 1 ? c.last_chunk_lanes : c.vlen, temps);
   }
   jmp(l_done, T_NEAR);
   L(l_partial);

@@ -132,7 +132,7 @@ void GemmInt8Generator::emit_epilogue(int width) {
   for (int oc = 0; oc < c.ur_oc; oc++) {
     std::vector<int> accs;
     for (int j = 0; j < width; j++) accs.push_back(acc(oc, j));
-    store.store_chunk(accs, reg_tmp2, reg_tmp1, oc == c.ur_oc - 1 ? c.last_chunk_lanes : c.vlen, temps[0]);
+    store.store_chunk(accs, reg_tmp2, reg_tmp1, oc == c.ur_oc - 1 ? c.last_chunk_lanes : c.vlen, temps);
   }
 }
 

@@ -198,6 +198,20 @@ TEST(GemmKernel, OutputElempacksAndTails) {
     }
 }
 
+TEST(GemmKernel, PackOneStoresEveryWidth) {
+  // Pack-1 outputs are stored after a 4-pixel transpose (store_chunk_planes): every
+  // block width up to the widest (one, two, three, four groups of four, short last
+  // groups of 1-3 pixels), every tail, channel tails, with and without bias/activation.
+  for (Isa isa : jit_isas())
+    for (int ur : {1, 2, 4}) {
+      if (isa == Isa::avx2 && ur == 4) continue;
+      const int widest = gemm_max_nr(isa, ur, true, Activation::parse("relu"));
+      for (int nr = 1; nr <= widest; nr++)
+        for (int lanes : {1, 7, isa_lanes(isa)})
+          GemmKernelTester().isa(isa).tile(ur, nr).pixels(2, (nr + 2) % nr).k(4, 2).out_pack(1).last_lanes(lanes).bias(nr % 2 == 0).act(nr % 3 == 0 ? "relu" : "none").test();
+    }
+}
+
 TEST(GemmKernel, Epilogues) {
   for (Isa isa : jit_isas())
     for (const char* act : {"none", "relu", "leaky:0.2", "clip:-0.3:0.4", "sigmoid", "mish", "hardswish:0.2:0.5"})
