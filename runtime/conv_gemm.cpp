@@ -131,17 +131,10 @@ void ConvGemm::prepare(int ih, int iw) {
   } else if (strided_in_place(ow)) {
     for (int g = 0; g < groups_; g++) strided_kernels_->get(g, ow % blocking_.nr);
     return;
-  } else if (form_ == Form::pointwise) {
+  } else {  // pointwise or panels: ranges of range_length pixels, the last one the rest
     const long pixels = static_cast<long>(oh) * ow;
     for (int threads : {1, default_num_threads()}) {
-      const long range = task_range(pixels, threads, groups_);
-      tails.push_back(static_cast<int>(range % blocking_.nr));
-      tails.push_back(static_cast<int>((pixels % range) % blocking_.nr));
-    }
-  } else {
-    const long pixels = static_cast<long>(oh) * ow;
-    for (int threads : {1, default_num_threads()}) {
-      const long range = panel_range(pixels, threads);
+      const long range = range_length(pixels, threads);
       tails.push_back(static_cast<int>(range % blocking_.nr));
       tails.push_back(static_cast<int>((pixels % range) % blocking_.nr));
     }
@@ -212,10 +205,20 @@ long ConvGemm::panel_range(long pixels, int threads) const {
   return panel_length(pixels, kPanelPixels, threads, blocking_.nr);
 }
 
+long ConvGemm::range_length(long pixels, int threads) const {
+  return form_ == Form::pointwise ? task_range(pixels, threads, groups_) : panel_range(pixels, threads);
+}
+
+ConvGemm::RangeKernels ConvGemm::range_kernels(long pixels, long range_pixels) const {
+  const long ranges = (pixels + range_pixels - 1) / range_pixels;
+  return {group_kernels(*kernels_, static_cast<int>(range_pixels)),
+          group_kernels(*kernels_, static_cast<int>(pixels - (ranges - 1) * range_pixels))};
+}
+
 void ConvGemm::forward_pointwise(const Mat& bottom, Mat& top, long residual_offset, const Option& opt) const {
   const long pixels = static_cast<long>(bottom.w) * bottom.h;
   const int threads = std::max(1, opt.num_threads);
-  const long range_pixels = task_range(pixels, threads, groups_);
+  const long range_pixels = range_length(pixels, threads);
   const long ranges = (pixels + range_pixels - 1) / range_pixels;
   const long c_plane_stride = static_cast<long>(top.cstep) * out_pack_ * 4;
   const long b_k_stride = static_cast<long>(bottom.cstep) * in_pack_ * 4;
@@ -226,9 +229,7 @@ void ConvGemm::forward_pointwise(const Mat& bottom, Mat& top, long residual_offs
   const int groups = groups_;
   // Kernels looked up once per forward: the cache's lookups lock, and a lock taken per task
   // went back and forth between the cores.
-  const std::vector<GemmKernelCache::Kernel> full = group_kernels(*kernels_, static_cast<int>(range_pixels));
-  const std::vector<GemmKernelCache::Kernel> last =
-      group_kernels(*kernels_, static_cast<int>(pixels - (ranges - 1) * range_pixels));
+  const RangeKernels kernels = range_kernels(pixels, range_pixels);
   run_tasks(ranges * groups, threads, [&](long task, int thread) {
     const long range = task / groups;
     const int g = static_cast<int>(task % groups);
@@ -237,7 +238,7 @@ void ConvGemm::forward_pointwise(const Mat& bottom, Mat& top, long residual_offs
     float* acc_buf = blocked_k ? static_cast<float*>(acc.data) + acc_floats * thread : nullptr;
     const float* b = static_cast<const float*>(bottom.data) + p0 * in_pack_;
     float* c = static_cast<float*>(top.data) + p0 * out_pack_;
-    run_pixels(n == range_pixels ? full : last, b, b_k_stride, n, c, c_plane_stride, acc_buf, g, g + 1, residual_offset);
+    run_pixels(n == range_pixels ? kernels.full : kernels.last, b, b_k_stride, n, c, c_plane_stride, acc_buf, g, g + 1, residual_offset);
   });
 }
 
@@ -274,7 +275,7 @@ void ConvGemm::forward_panels(const Mat& bottom, Mat& top, const ConvPads& pads,
   const int oh = top.h, ow = top.w;
   const long pixels = static_cast<long>(oh) * ow;
   const int threads = std::max(1, opt.num_threads);
-  const long range_pixels = panel_range(pixels, threads);
+  const long range_pixels = range_length(pixels, threads);
   const long ranges = (pixels + range_pixels - 1) / range_pixels;
   const long panel_floats = k_total_ * kPanelPixels;
   const long acc_floats = static_cast<long>(blocking_.ur_oc) * vlen_ * kPanelPixels;
@@ -284,9 +285,7 @@ void ConvGemm::forward_panels(const Mat& bottom, Mat& top, const ConvPads& pads,
   const int ip = in_pack_, kh = p.kh, kw = p.kw, icg_count = p.ic / ip;
   const long src_cstep = static_cast<long>(bottom.cstep) * ip;
   const bool im2col = form_ == Form::im2col;
-  const std::vector<GemmKernelCache::Kernel> full = group_kernels(*kernels_, static_cast<int>(range_pixels));
-  const std::vector<GemmKernelCache::Kernel> last =
-      group_kernels(*kernels_, static_cast<int>(pixels - (ranges - 1) * range_pixels));
+  const RangeKernels kernels = range_kernels(pixels, range_pixels);
   run_tasks(ranges, threads, [&](long range, int thread) {
     float* panel = static_cast<float*>(work.data) + (panel_floats + acc_floats) * thread;
     float* acc = panel + panel_floats;
@@ -317,7 +316,7 @@ void ConvGemm::forward_panels(const Mat& bottom, Mat& top, const ConvPads& pads,
     job.panel = panel;
     JITCONV_SIMD_CALL_ISA(isa_, build_conv_panel, job);
     float* c = static_cast<float*>(top.data) + p0 * out_pack_;
-    run_pixels(n == range_pixels ? full : last, panel, b_k_stride, n, c, c_plane_stride, acc, 0, groups_, residual_offset);
+    run_pixels(n == range_pixels ? kernels.full : kernels.last, panel, b_k_stride, n, c, c_plane_stride, acc, 0, groups_, residual_offset);
   });
 }
 

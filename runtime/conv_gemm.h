@@ -60,11 +60,18 @@ class ConvGemm final : public ConvImpl {
   // a single panel (a 14x14 output) ran on one thread (two threads, forced im2col, x oneDNN:
   // 3x3 256@14 0.49, one thread 0.85); then task_range's equal panels, a round per thread.
   long panel_range(long pixels, int threads) const;
+  // Pixels per range of this form (pointwise: task_range over the chunk groups; panels:
+  // panel_range), the last range taking the rest.
+  long range_length(long pixels, int threads) const;
   // Subsample problems read in place (unpadded, output rows of at least this many pixels).
   bool strided_in_place(int ow) const;
   // The kernels of every chunk group for calls over `pixels` pixels (looked up once per
   // forward, outside the threads' tasks).
   std::vector<GemmKernelCache::Kernel> group_kernels(const GemmKernelCache& cache, int pixels) const;
+  struct RangeKernels {
+    std::vector<GemmKernelCache::Kernel> full, last;  // for full ranges / the last range
+  };
+  RangeKernels range_kernels(long pixels, long range_pixels) const;
   // Runs chunk groups [group_begin, group_end) x K blocks over `pixels` pixels of B (panel
   // or input) with `kernels` (group_kernels for this pixel count).
   void run_pixels(const std::vector<GemmKernelCache::Kernel>& kernels, const float* b, long b_k_stride, int pixels, float* c,

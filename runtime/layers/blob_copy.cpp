@@ -185,18 +185,21 @@ void copy_axis0(const GroupView& s, const Box& sb, const GroupView& d, const Box
   const long group_begin = dst_first / d.elempack;
   const long group_end = (dst_first + count - 1) / d.elempack + 1;
   const long bytes = count * static_cast<long>(sb.w) * sb.h * sb.d * static_cast<long>(sizeof(T));
-  const bool gather_fits = (sizeof(T) == 4 || sizeof(T) == 2) && d.elempack >= 4 &&
-                           (s.elempack == 1 || s.elempack == 4 || s.elempack == 8 || s.elempack == 16);
-  if ((sizeof(T) == 4 || sizeof(T) == 2) && d.elempack == 1 && s.elempack >= 4) {
-    // Unpacking: each run of destination planes that takes consecutive lanes of one source
-    // group goes out in one call, a plane per lane.
+  // The lane kernels (lane_copy_simd.inl) move 4- and 2-byte lanes.
+  const bool lane_kernels = sizeof(T) == 4 || sizeof(T) == 2;
+  // Destination scalars from o on (before end) that take consecutive lanes of one source group.
+  const auto run_lanes = [&](long o, long end) {
+    const long first = source_of(o - dst_first);
+    long lanes = 1;
+    while (o + lanes < end && (first + lanes) % s.elempack != 0 && source_of(o + lanes - dst_first) == first + lanes)
+      lanes++;
+    return lanes;
+  };
+  if (lane_kernels && d.elempack == 1 && s.elempack >= 4) {
+    // Unpacking: each run of destination planes goes out in one call, a plane per lane.
     std::vector<Run> runs;
     for (long o = dst_first; o < dst_first + count;) {
-      const long first = source_of(o - dst_first);
-      long lanes = 1;
-      while (o + lanes < dst_first + count && (first + lanes) % s.elempack != 0 &&
-             source_of(o + lanes - dst_first) == first + lanes)
-        lanes++;
+      const long first = source_of(o - dst_first), lanes = run_lanes(o, dst_first + count);
       runs.push_back(Run{first / s.elempack, static_cast<int>(first % s.elempack), o, 0, static_cast<int>(lanes)});
       o += lanes;
     }
@@ -204,27 +207,21 @@ void copy_axis0(const GroupView& s, const Box& sb, const GroupView& d, const Box
     for (size_t r = 0; r < runs.size(); r++) scatter_run<T>(s, sb, d, db, runs[r]);
     return;
   }
+  const bool gather_fits = lane_kernels && d.elempack >= 4 &&
+                           (s.elempack == 1 || s.elempack == 4 || s.elempack == 8 || s.elempack == 16);
 #pragma omp parallel for num_threads(num_threads) if (bytes > kParallelBytes) schedule(static)
   for (long g = group_begin; g < group_end; g++) {
     const long o_end = std::min(dst_first + count, (g + 1) * d.elempack);
     long o = std::max(dst_first, g * d.elempack);
-    if (gather_fits && o == g * d.elempack && o_end == o + d.elempack) {
+    // A whole group of several runs: gathered in one pass.
+    if (gather_fits && o_end - o == d.elempack && run_lanes(o, o_end) < d.elempack) {
       long lane_source[16];
-      int runs = 0;
-      for (int l = 0; l < d.elempack; l++) {
-        lane_source[l] = source_of(o + l - dst_first);
-        if (l == 0 || lane_source[l] != lane_source[l - 1] + 1 || lane_source[l] % s.elempack == 0) runs++;
-      }
-      if (runs > 1) {
-        gather_group<T>(s, sb, d, db, g, lane_source);
-        continue;
-      }
+      for (int l = 0; l < d.elempack; l++) lane_source[l] = source_of(o + l - dst_first);
+      gather_group<T>(s, sb, d, db, g, lane_source);
+      continue;
     }
     while (o < o_end) {
-      const long first = source_of(o - dst_first);
-      long lanes = 1;
-      while (o + lanes < o_end && (first + lanes) % s.elempack != 0 && source_of(o + lanes - dst_first) == first + lanes)
-        lanes++;
+      const long first = source_of(o - dst_first), lanes = run_lanes(o, o_end);
       const Run run{first / s.elempack, static_cast<int>(first % s.elempack), g,
                     static_cast<int>(o - g * d.elempack), static_cast<int>(lanes)};
       copy_run<T>(s, sb, d, db, run);

@@ -35,7 +35,8 @@ void window_channel(const PoolWindowJob& j) {
   int ox_hi = ox_lo;
   while (ox_hi < j.outw && ox_hi * j.stride_w - j.pad_left + j.kernel_w <= j.w) ox_hi++;
   const int interior = ox_hi - ox_lo;
-  std::vector<float> acc(static_cast<size_t>(interior > 0 ? interior : 1) * L);
+  // Row sums of the one-lane path (packed lanes keep their windows in registers).
+  std::vector<float> acc(L < 4 && interior > 0 ? static_cast<size_t>(interior) * L : 0);
 
   for (int oy = 0; oy < j.outh; oy++) {
     const int wy = oy * j.stride_h - j.pad_top;  // window top in input rows
