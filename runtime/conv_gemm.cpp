@@ -197,16 +197,9 @@ void ConvGemm::run_pixels(const std::vector<GemmKernelCache::Kernel>& kernels, c
   }
 }
 
-long ConvGemm::task_range(long pixels, int threads, int tasks_per_range) const {
-  return equal_range_length(pixels, kPanelPixels, threads, tasks_per_range, blocking_.nr);
-}
-
-long ConvGemm::panel_range(long pixels, int threads) const {
-  return panel_length(pixels, kPanelPixels, threads, blocking_.nr);
-}
-
 long ConvGemm::range_length(long pixels, int threads) const {
-  return form_ == Form::pointwise ? task_range(pixels, threads, groups_) : panel_range(pixels, threads);
+  return form_ == Form::pointwise ? equal_range_length(pixels, kPanelPixels, threads, groups_, blocking_.nr)
+                                  : panel_length(pixels, kPanelPixels, threads, blocking_.nr);
 }
 
 ConvGemm::RangeKernels ConvGemm::range_kernels(long pixels, long range_pixels) const {

@@ -52,16 +52,13 @@ class ConvGemm final : public ConvImpl {
   void forward_strided(const Mat& bottom, Mat& top, long residual_offset, const Option& opt) const;
   void forward_panels(const Mat& bottom, Mat& top, const ConvPads& pads, long residual_offset, const Option& opt) const;
   void forward_brgemm(const Mat& bottom, Mat& top, const ConvPads& pads, long residual_offset, const Option& opt) const;
-  // Pixels per range for `threads` threads when each range makes tasks_per_range tasks
-  // (at most 256, else a multiple of nr): whole rounds of tasks for the threads where possible.
-  long task_range(long pixels, int threads, int tasks_per_range) const;
-  // Pixels per im2col / subsample panel: 256 (the last panel takes the rest) unless the
-  // panels do not divide among the threads. Every chunk group of a panel runs in its task, so
-  // a single panel (a 14x14 output) ran on one thread (two threads, forced im2col, x oneDNN:
-  // 3x3 256@14 0.49, one thread 0.85); then task_range's equal panels, a round per thread.
-  long panel_range(long pixels, int threads) const;
-  // Pixels per range of this form (pointwise: task_range over the chunk groups; panels:
-  // panel_range), the last range taking the rest.
+  // Pixels per range of this form for `threads` threads, the last range taking the rest.
+  // Pointwise (a task per range and chunk group): equal ranges of at most 256 pixels, a
+  // multiple of nr, making whole rounds of tasks for the threads where possible
+  // (equal_range_length). Panels (every chunk group of a panel runs in its task): 256 unless
+  // the panels do not divide among the threads, then equal panels a round per thread
+  // (panel_length): a single panel of a 14x14 output ran on one thread (two threads, forced
+  // im2col, x oneDNN: 3x3 256@14 0.49, one thread 0.85).
   long range_length(long pixels, int threads) const;
   // Subsample problems read in place (unpadded, output rows of at least this many pixels).
   bool strided_in_place(int ow) const;

@@ -1,5 +1,5 @@
 // Internal: per-ISA lane gathers and scatters between packed and pack-1 layouts
-// (lane_copy_simd.inl), behind the data layers' blob copies and the GEMM's pack-1 stores.
+// (lane_copy_simd.inl), behind the data layers' blob copies (Concat, Slice, ShuffleChannel).
 #pragma once
 #include "runtime/simd_dispatch.h"
 

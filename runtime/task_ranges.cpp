@@ -1,6 +1,7 @@
 #include "runtime/task_ranges.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "runtime/error.h"
 

@@ -187,9 +187,9 @@ void copy_axis0(const GroupView& s, const Box& sb, const GroupView& d, const Box
   const long bytes = count * static_cast<long>(sb.w) * sb.h * sb.d * static_cast<long>(sizeof(T));
   // The lane kernels (lane_copy_simd.inl) move 4- and 2-byte lanes.
   const bool lane_kernels = sizeof(T) == 4 || sizeof(T) == 2;
-  // Destination scalars from o on (before end) that take consecutive lanes of one source group.
-  const auto run_lanes = [&](long o, long end) {
-    const long first = source_of(o - dst_first);
+  // Destination scalars from o on (before end) that take consecutive lanes of one source
+  // group, from source scalar first = source_of(o - dst_first) on.
+  const auto run_lanes = [&](long o, long first, long end) {
     long lanes = 1;
     while (o + lanes < end && (first + lanes) % s.elempack != 0 && source_of(o + lanes - dst_first) == first + lanes)
       lanes++;
@@ -199,7 +199,7 @@ void copy_axis0(const GroupView& s, const Box& sb, const GroupView& d, const Box
     // Unpacking: each run of destination planes goes out in one call, a plane per lane.
     std::vector<Run> runs;
     for (long o = dst_first; o < dst_first + count;) {
-      const long first = source_of(o - dst_first), lanes = run_lanes(o, dst_first + count);
+      const long first = source_of(o - dst_first), lanes = run_lanes(o, first, dst_first + count);
       runs.push_back(Run{first / s.elempack, static_cast<int>(first % s.elempack), o, 0, static_cast<int>(lanes)});
       o += lanes;
     }
@@ -214,14 +214,14 @@ void copy_axis0(const GroupView& s, const Box& sb, const GroupView& d, const Box
     const long o_end = std::min(dst_first + count, (g + 1) * d.elempack);
     long o = std::max(dst_first, g * d.elempack);
     // A whole group of several runs: gathered in one pass.
-    if (gather_fits && o_end - o == d.elempack && run_lanes(o, o_end) < d.elempack) {
+    if (gather_fits && o_end - o == d.elempack && run_lanes(o, source_of(o - dst_first), o_end) < d.elempack) {
       long lane_source[16];
       for (int l = 0; l < d.elempack; l++) lane_source[l] = source_of(o + l - dst_first);
       gather_group<T>(s, sb, d, db, g, lane_source);
       continue;
     }
     while (o < o_end) {
-      const long first = source_of(o - dst_first), lanes = run_lanes(o, o_end);
+      const long first = source_of(o - dst_first), lanes = run_lanes(o, first, o_end);
       const Run run{first / s.elempack, static_cast<int>(first % s.elempack), g,
                     static_cast<int>(o - g * d.elempack), static_cast<int>(lanes)};
       copy_run<T>(s, sb, d, db, run);
