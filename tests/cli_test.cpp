@@ -173,17 +173,20 @@ TEST_F(Cli, BenchCsvHasTheExactHeaderAndParseableRow) {
     const std::vector<std::string> lines = lines_of(r.out);
     ASSERT_EQ(lines.size(), 2u) << r.out;
     EXPECT_EQ(lines[0],
-              "name,desc,algo,isa,threads,jitconv_ms,onednn_ms,speedup,jitconv_gflops,peak_pct,onednn_impl");
+              "name,desc,algo,isa,threads,jitconv_ms,onednn_ms,speedup,jitconv_gflops,peak_pct,jitconv_best_ms,"
+              "onednn_best_ms,best_speedup,onednn_impl");
     const std::vector<std::string> f = split(lines[1], ',');
-    ASSERT_EQ(f.size(), 11u) << lines[1];
+    ASSERT_EQ(f.size(), 14u) << lines[1];
     const ConvDesc desc = parse_conv_desc(kSmallConv);
     EXPECT_EQ(f[0], "cli:small");
     EXPECT_EQ(parse_conv_desc(f[1]).flops(), desc.flops());
     EXPECT_EQ(f[2], "reference");
     EXPECT_EQ(f[3], isa.empty() ? isa_name(current_isa()) : isa);
     EXPECT_EQ(f[4], "1");
-    const double jit_ms = number(f[5]);
+    const double jit_ms = number(f[5]), jit_best_ms = number(f[10]);
     EXPECT_GT(jit_ms, 0);
+    EXPECT_GT(jit_best_ms, 0);
+    EXPECT_LE(jit_best_ms, jit_ms * 1.0005) << "the fastest run is slower than the median";
     EXPECT_NEAR(number(f[8]), desc.flops() / (jit_ms * 1e-3) * 1e-9, 0.01 * number(f[8]) + 0.006);
     if (current_isa() != Isa::scalar) {
       EXPECT_GT(number(f[9]), 0);
@@ -192,13 +195,19 @@ TEST_F(Cli, BenchCsvHasTheExactHeaderAndParseableRow) {
       const double onednn_ms = number(f[6]);
       EXPECT_GT(onednn_ms, 0);
       EXPECT_NEAR(number(f[7]), onednn_ms / jit_ms, 0.002 * onednn_ms / jit_ms + 0.0006);
-      EXPECT_TRUE(contains(f[10], "@")) << f[10];
+      const double onednn_best_ms = number(f[11]);
+      EXPECT_GT(onednn_best_ms, 0);
+      EXPECT_LE(onednn_best_ms, onednn_ms * 1.0005);
+      EXPECT_NEAR(number(f[12]), onednn_best_ms / jit_best_ms, 0.002 * onednn_best_ms / jit_best_ms + 0.0006);
+      EXPECT_TRUE(contains(f[13], "@")) << f[13];
       if (isa == "avx2") {
-        EXPECT_FALSE(contains(f[10], "avx512")) << "oneDNN not capped: " << f[10];
+        EXPECT_FALSE(contains(f[13], "avx512")) << "oneDNN not capped: " << f[13];
       }
-      EXPECT_TRUE(contains(r.err, "geomean speedup:") && contains(r.err, "(1 shapes)")) << r.err;
+      EXPECT_TRUE(contains(r.err, "geomean speedup:") && contains(r.err, "(1 shapes); of the best runs:")) << r.err;
     } else {
       EXPECT_EQ(f[6], "");
+      EXPECT_EQ(f[11], "");
+      EXPECT_EQ(f[12], "");
       EXPECT_TRUE(contains(r.err, "(0 shapes)")) << r.err;
     }
   }
@@ -209,7 +218,8 @@ TEST_F(Cli, BenchTableHasTheSameColumns) {
   ASSERT_EQ(r.status, 0) << r.err;
   const std::vector<std::string> lines = lines_of(r.out);
   ASSERT_EQ(lines.size(), 2u) << r.out;
-  for (const char* col : {"name", "desc", "jitconv_ms", "onednn_ms", "speedup", "peak_pct", "onednn_impl"})
+  for (const char* col : {"name", "desc", "jitconv_ms", "onednn_ms", "speedup", "peak_pct", "jitconv_best_ms",
+                          "onednn_best_ms", "best_speedup", "onednn_impl"})
     EXPECT_TRUE(contains(lines[0], col)) << lines[0];
   EXPECT_TRUE(contains(lines[1], "cli:small")) << lines[1];
 }
