@@ -111,7 +111,7 @@ Row bench_one(const ConvCase& c, const std::string& algo, Isa isa, int threads, 
     row.peak_pct = 100.0 * row.gflops / peak_gflops;
   }
   for (const auto& r : onednn) {
-    if (!(seconds[next].best * 1e3 >= row.onednn_best_ms)) row.onednn_best_ms = seconds[next].best * 1e3;
+    row.onednn_best_ms = std::fmin(row.onednn_best_ms, seconds[next].best * 1e3);  // fmin skips the initial NaN
     const double ms = seconds[next++].median * 1e3;
     if (!(ms >= row.onednn_ms)) {  // also replaces the initial NaN
       row.onednn_ms = ms;
