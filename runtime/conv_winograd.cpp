@@ -124,8 +124,25 @@ ConvWinograd::Plan ConvWinograd::plan(long tiles, int threads) const {
   // share of U once; barriers between the steps). Pays when U dominates: 256@14 F(4,3),
   // 512@7 F(2,3) on two threads.
   const double phased_bytes = ((u_streams ? u_bytes : 0.0) + spill(per_tile * tiles)) / threads;
-  if (threads > 1 && tiles >= threads && phased_bytes < blocked_bytes) return Plan{true, static_cast<int>(tiles)};
-  return Plan{false, static_cast<int>(block)};
+  if (threads == 1 || tiles < threads || phased_bytes >= blocked_bytes)
+    return Plan{Split::blocked, static_cast<int>(block)};
+  // The phased plan's V (written by channel packs) and M (by positions) cross cores, with a
+  // barrier after each step: it slows down when this VM's two vCPUs sit far apart.
+  // Splitting by output-channel groups instead, every thread transforms the whole input
+  // itself (threads - 1 extra input transforms) and nothing crosses: worth it where the
+  // input transform is cheap next to the GEMM. Its time is about 26 / oc of the GEMM's at
+  // the peak for F(2,3) and F(4,3), more for F(6,3)'s 8x8 tiles (one thread: 512@7 F(2,3)
+  // 0.039 against 0.77 ms, 256@14 F(4,3) 0.045 against 0.43 ms, 96@35 F(6,3) 0.09 against
+  // 0.24 ms). Two threads, x oneDNN, interleaved rounds, 512@7: 1.25-1.28 phased -> 1.50 by
+  // channels over 16 rounds in a slow-crossing spell, 1.490 -> 1.486 over 80 rounds with
+  // the vCPUs close (70-100 ns a crossing); 256@14 2.06 -> 2.08 in the slow spell (its
+  // extra input transform, 10% of a thread's GEMM, eats the gain: it stays phased).
+  const double input_cost = (m_ == 6 ? 36.0 : 26.0) / (chunks_ * vlen_);
+  const double v_bytes = positions * ic_packs_ * vlen_ * 4.0 * tiles;
+  const double m_share = positions * chunks_ * vlen_ * 4.0 * tiles / threads;
+  if (threads <= kernels_->groups() && (threads - 1) * input_cost <= 0.06 && v_bytes + m_share <= 0.75 * l2)
+    return Plan{Split::by_channels, static_cast<int>(tiles)};
+  return Plan{Split::phased, static_cast<int>(tiles)};
 }
 
 int ConvWinograd::register_block(int tile_count) const {
@@ -148,7 +165,7 @@ std::vector<ConvWinograd::TileBlock> ConvWinograd::team_blocks(long tiles, int t
 }
 
 std::vector<int> ConvWinograd::block_sizes(long tiles, int threads, const Plan& plan) {
-  if (plan.phased) return {static_cast<int>(tiles)};
+  if (plan.split != Split::blocked) return {static_cast<int>(tiles)};
   std::vector<int> sizes;
   const int teams = static_cast<int>(std::min<long>(threads, tiles));
   for (int t = 0; t < teams; t++)
@@ -182,8 +199,10 @@ void ConvWinograd::gemm_block(const float* v, float* mbuf, const BlockKernels& k
     for (int g = group_begin; g < group_end; g++) {
       const long panel = static_cast<long>(p) * groups + g;
       args.a = static_cast<const float*>(weights_.data) + panel * group_floats_;
-      // Panels are used in (position, group) order by every plan: prefetch the next one.
-      args.a_prefetch = static_cast<const float*>(weights_.data) + (panel + 1) % panels * group_floats_;
+      // Prefetch the panel used next: the next of this call's range, or after the last one
+      // the panel after it (the phased plan's threads take runs of consecutive panels).
+      const long next = g + 1 < group_end || p + 1 == p_end ? panel + 1 : panel + 1 + groups - (group_end - group_begin);
+      args.a_prefetch = static_cast<const float*>(weights_.data) + next % panels * group_floats_;
       args.b = v + p * v_stride;
       args.c = mbuf + p * m_stride + static_cast<long>(g) * kernels_->group_size() * tile_count * vlen_;
       kernels.groups[g].fn(&args);
@@ -255,7 +274,7 @@ void ConvWinograd::run(const Mat& bottom_in, const Mat* residual, Mat& top, cons
   const Plan plan_here = plan(tiles, threads);
   const int block = plan_here.block;
 
-  if (!plan_here.phased) {
+  if (plan_here.split == Split::blocked) {
     // Each thread takes an equal share of the tiles (to one tile) and runs it in equal
     // blocks of at most `block` tiles. A fixed split, not task_ranges.h: blocks are a fifth
     // of a thread's share or more, and taking over another thread's last block was slower
@@ -277,9 +296,27 @@ void ConvWinograd::run(const Mat& bottom_in, const Mat* residual, Mat& top, cons
     }
     return;
   }
+  const int count = static_cast<int>(tiles);
+  if (plan_here.split == Split::by_channels) {
+    // Each thread: the whole V in its own buffer, its groups' part of M, its chunks out.
+    const int groups = kernels_->groups();
+    const int teams = std::min(threads, groups);
+    const long v_floats = positions * v_panel(count);
+    Mat work(static_cast<int>(v_floats * teams + positions * m_panel(count)), 4u, 1, opt.workspace_allocator);
+    float* mbuf = static_cast<float*>(work.data) + v_floats * teams;
+#pragma omp parallel for num_threads(teams) schedule(static)
+    for (int t = 0; t < teams; t++) {
+      float* v = static_cast<float*>(work.data) + v_floats * t;
+      const int group_begin = groups * t / teams, group_end = groups * (t + 1) / teams;
+      input_block(bottom, input, 0, count, 0, ic_packs_, v);
+      gemm_block(v, mbuf, block_kernels(count), 0, positions, group_begin, group_end);
+      output_block(mbuf, output, 0, count, group_begin * kernels_->group_size(),
+                   std::min(chunks_, group_end * kernels_->group_size()), residual, top);
+    }
+    return;
+  }
   // One block of all tiles, each step split across threads; positions outermost in the
   // GEMM so each part of U is read once.
-  const int count = static_cast<int>(tiles);
   Mat v(static_cast<int>(positions * v_panel(count)), 4u, 1, opt.workspace_allocator);
   Mat mbuf(static_cast<int>(positions * m_panel(count)), 4u, 1, opt.workspace_allocator);
 #pragma omp parallel num_threads(threads)

@@ -38,9 +38,15 @@ class ConvWinograd final : public ConvImpl {
   size_t weight_bytes() const override { return weights_.bytes() + bias_.bytes(); }
 
   // How an output of `tiles` tiles runs on `threads` threads.
+  enum class Split {
+    blocked,       // each thread its share of the tiles, in blocks
+    phased,        // one block of all tiles, each step split across threads
+    by_channels,   // one block of all tiles per thread: each transforms the whole input and
+                   // takes a share of the output-channel groups (nothing crosses cores)
+  };
   struct Plan {
-    bool phased;  // one block of all tiles, each step split across threads
-    int block;    // tiles per block (at most)
+    Split split;
+    int block;  // tiles per block (at most)
   };
   Plan plan(long tiles, int threads) const;
   // The distinct tile counts of the blocks a plan runs (each thread's share of the tiles
@@ -67,7 +73,8 @@ class ConvWinograd final : public ConvImpl {
   };
   BlockKernels block_kernels(int tile_count) const;
   int register_block(int tile_count) const;  // equal register blocks of at most nr_max_ tiles
-  // Positions [p_begin, p_end) x groups [group_begin, group_end) of one block's GEMM.
+  // Positions [p_begin, p_end) x groups [group_begin, group_end) of one block's GEMM (U
+  // panels in that order; the last one prefetches the panel after it).
   void gemm_block(const float* v, float* mbuf, const BlockKernels& kernels, int p_begin, int p_end, int group_begin,
                   int group_end) const;
   // GemmConf::prefetch_a_lines for calls over tile_count tiles: 0 while U stays in L2,

@@ -371,7 +371,7 @@ TEST(ConvWinograd, PlansShareTilesEvenlyAndSplitLargeUByPhase) {
       for (int threads : {1, 2, 3, 5}) {
         SCOPED_TRACE("tiles " + std::to_string(tiles) + " threads " + std::to_string(threads));
         const ConvWinograd::Plan plan = wino.plan(tiles, threads);
-        EXPECT_FALSE(plan.phased);  // U in L2: nothing to gain from splitting it
+        EXPECT_EQ(plan.split, ConvWinograd::Split::blocked);  // U in L2: nothing to gain from splitting it
         const long share = (tiles + threads - 1) / threads;
         EXPECT_LE(plan.block, share);
         for (int size : ConvWinograd::block_sizes(tiles, threads, plan)) {
@@ -402,7 +402,7 @@ TEST(ConvWinograd, PlansShareTilesEvenlyAndSplitLargeUByPhase) {
     ConvWinograd wino2(ConvTester().ic(mid).oc(mid).kernel(3).pad(1).params(), w2.data(), b2.data(), isa, vlen, vlen, 4);
     // (U = 2.4 MB streams from L3; a share's V and M, 25 tiles x 36 KB, fit in 3/4 of L2.)
     const ConvWinograd::Plan two = wino2.plan(49, 2);
-    EXPECT_FALSE(two.phased);
+    EXPECT_EQ(two.split, ConvWinograd::Split::blocked);
     if (outgrows_half_l2(36.0 * mid * mid * 4) && 25 * 36.0 * 2 * mid * 4 <= 1.5 * half_l2) {
       EXPECT_EQ(two.block, 25);
       std::vector<int> sizes = ConvWinograd::block_sizes(49, 2, two);
@@ -413,8 +413,34 @@ TEST(ConvWinograd, PlansShareTilesEvenlyAndSplitLargeUByPhase) {
     const int big = (static_cast<int>(std::sqrt(4 * half_l2 / (4.0 * 36))) / vlen + 1) * vlen;
     const std::vector<float> w3(static_cast<size_t>(big) * big * 9, 0.25f), b3(big, 0.f);
     ConvWinograd wino3(ConvTester().ic(big).oc(big).kernel(3).pad(1).params(), w3.data(), b3.data(), isa, vlen, vlen, 4);
-    EXPECT_TRUE(wino3.plan(16, 2).phased) << big << " channels";
-    EXPECT_FALSE(wino3.plan(16, 1).phased);
+    // (Their input transform costs too much next to the GEMM to be repeated on each thread.)
+    EXPECT_EQ(wino3.plan(16, 2).split, ConvWinograd::Split::phased) << big << " channels";
+    EXPECT_EQ(wino3.plan(16, 1).split, ConvWinograd::Split::blocked);
+  }
+}
+
+TEST(ConvWinograd, SplitsByOutputChannelsWhereTheInputTransformIsCheap) {
+  // 512 channels at 7x7, F(2,3) (16 tiles): U (16.8 MB) streams, so two threads split it;
+  // the input transform is ~5% of the GEMM there, so each thread repeats it and takes half
+  // of the output channels (nothing crosses cores) where V and half of M fit in 3/4 of
+  // L2. Three threads would repeat it twice: phased. Results exact on every plan, with a
+  // channel tail (509 outputs).
+  const double l2 = static_cast<double>(cpu_info().l2_bytes);
+  for (Isa isa : jit_isas()) {
+    const int vlen = isa_lanes(isa);
+    const int c = 512;
+    const std::vector<float> w(static_cast<size_t>(c) * c * 9, 0.25f), b(c, 0.f);
+    ConvWinograd wino(ConvTester().ic(c).oc(c).kernel(3).pad(1).params(), w.data(), b.data(), isa, vlen, vlen, 2);
+    const double v_bytes = 16.0 * c * 4 * 16;  // positions x channels x 4 bytes x tiles
+    const bool fits = v_bytes * 1.5 <= 0.75 * l2;
+    if (outgrows_half_l2(16.0 * c * c * 4)) {
+      EXPECT_EQ(wino.plan(16, 2).split, fits ? ConvWinograd::Split::by_channels : ConvWinograd::Split::phased);
+      EXPECT_EQ(wino.plan(16, 3).split, ConvWinograd::Split::phased);
+    }
+    EXPECT_EQ(wino.plan(16, 1).split, ConvWinograd::Split::blocked);
+    for (int threads : {1, 2, 3})
+      ConvTester().isa(isa).ic(c).oc(c - 3).input(7, 7).kernel(3).pad(1).bias(true).act("relu").threads(threads)
+          .test_winograd(2, winograd_bound(2));
   }
 }
 
