@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 
 #include "reference/conv_ref.h"
 #include "runtime/conv_runner.h"
@@ -12,8 +13,10 @@ using namespace jitconv;
 
 namespace {
 
-void check_dilated(Isa isa, const std::string& desc_text, const char* act, double tolerance) {
-  SCOPED_TRACE(desc_text + " " + act + " " + isa_name(isa));
+// Returns the output (threads: the forward's OpenMP threads).
+std::vector<float> check_dilated(Isa isa, const std::string& desc_text, const char* act, double tolerance,
+                                 int threads = 2) {
+  SCOPED_TRACE(desc_text + " " + act + " " + isa_name(isa) + " threads " + std::to_string(threads));
   ConvProblem problem;
   problem.desc = parse_conv_desc(desc_text);
   problem.act = Activation::parse(act);
@@ -21,7 +24,7 @@ void check_dilated(Isa isa, const std::string& desc_text, const char* act, doubl
   const std::vector<float> w = test::random_vector(static_cast<size_t>(d.oc) * d.ic * d.kh * d.kw, 1);
   const std::vector<float> b = test::random_vector(d.oc, 2);
   const std::vector<float> x = test::random_vector(static_cast<size_t>(d.mb) * d.ic * d.ih * d.iw, 3);
-  std::unique_ptr<ConvRunner> runner = make_conv_runner(problem, "dilated", isa, 2, w.data(), b.data());
+  std::unique_ptr<ConvRunner> runner = make_conv_runner(problem, "dilated", isa, threads, w.data(), b.data());
   EXPECT_NE(runner->detail().find("dilated split"), std::string::npos) << runner->detail();
   runner->set_input(x.data());
   runner->run();
@@ -34,6 +37,7 @@ void check_dilated(Isa isa, const std::string& desc_text, const char* act, doubl
   for (float v : pre) s.max_ref = std::max(s.max_ref, static_cast<double>(std::fabs(v)));
   EXPECT_FALSE(s.has_nan);
   EXPECT_LE(s.max_rel(), tolerance) << "at " << s.worst_index;
+  return got;
 }
 
 }  // namespace
@@ -51,6 +55,22 @@ TEST(ConvDilated, SplitsMatchTheReference) {
     check_dilated(isa, "mb1ic12ih10iw13oc20kh3kw3ph2pw2dh1dw1", "none", 7e-5);  // elempack 4 in and out
     check_dilated(isa, "mb1ic16ih12oc16kh3ph1dh1", "none", 7e-5);         // pad < dilation: residues differ
   }
+}
+
+TEST(ConvDilated, SameValuesOnAnyThreadCount) {
+  // Every sub-image's gather, inner convolution and scatter split across the threads: the
+  // values do not depend on the split, bit for bit (a tile's or a pixel's sums never do).
+  for (Isa isa : test::jit_isas())
+    for (const char* desc : {"mb1ic32ih23iw21oc40kh3kw3ph2pw2dh1dw1",   // d = 2: 4 sub-images of unequal sizes
+                             "mb1ic16ih20oc24kh3ph3dh2",                // d = 3: 9 sub-images
+                             "mb1ic5ih13oc7kh3ph2dh1"}) {               // d = 2, direct inside, elempack 1
+      const std::vector<float> one = check_dilated(isa, desc, "relu", 7e-5, 1);
+      for (int threads : {2, 3, 4}) {
+        const std::vector<float> got = check_dilated(isa, desc, "relu", 7e-5, threads);
+        ASSERT_EQ(got.size(), one.size());
+        EXPECT_EQ(0, memcmp(got.data(), one.data(), got.size() * sizeof(float))) << desc << " threads " << threads;
+      }
+    }
 }
 
 TEST(ConvDilated, OnlyForStrideOneSquareKernels) {
