@@ -128,6 +128,8 @@ TEST(ConvResidual, EveryPathMatchesReferencePlusResidual) {
       {"winograd43", 16, 24, 3, 1, 1, 1, 13, 10}, {"winograd63", 8, 32, 3, 1, 1, 1, 15, 14},
       {"winograd43", 5, 7, 3, 1, 1, 1, 9, 7},     {"dilated", 16, 32, 3, 1, 2, 2, 14, 12},
       {"scalar", 6, 10, 3, 1, 1, 1, 7, 6},
+      // Two threads split this one by output channels (ConvWinograd::Split::by_channels).
+      {"winograd23", 512, 509, 3, 1, 1, 1, 7, 7},
   };
   const std::vector<Activation> acts = {Activation(), Activation::parse("relu"), Activation::parse("leaky:0.1")};
   uint32_t seed = 52000;
