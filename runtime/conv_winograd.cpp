@@ -103,7 +103,8 @@ ConvWinograd::Plan ConvWinograd::plan(long tiles, int threads) const {
   const double l2 = static_cast<double>(cpu_info().l2_bytes);
   const double positions = static_cast<double>(alpha_) * alpha_;
   const double u_bytes = static_cast<double>(weights_.bytes());
-  const double per_tile = positions * (ic_packs_ + chunks_) * vlen_ * 4;  // V and M of one tile
+  const double v_tile = positions * ic_packs_ * vlen_ * 4, m_tile = positions * chunks_ * vlen_ * 4;
+  const double per_tile = v_tile + m_tile;  // V and M of one tile
   const bool u_streams = this->u_streams();
   // Bytes a thread moves beyond L2 (L3 streams at about half of L2's rate here). Every
   // block multiplies by all of U: once U outgrows half of L2, each block re-streams it.
@@ -138,9 +139,8 @@ ConvWinograd::Plan ConvWinograd::plan(long tiles, int threads) const {
   // the vCPUs close (70-100 ns a crossing); 256@14 2.06 -> 2.08 in the slow spell (its
   // extra input transform, 10% of a thread's GEMM, eats the gain: it stays phased).
   const double input_cost = (m_ == 6 ? 36.0 : 26.0) / (chunks_ * vlen_);
-  const double v_bytes = positions * ic_packs_ * vlen_ * 4.0 * tiles;
-  const double m_share = positions * chunks_ * vlen_ * 4.0 * tiles / threads;
-  if (threads <= kernels_->groups() && (threads - 1) * input_cost <= 0.06 && v_bytes + m_share <= 0.75 * l2)
+  const double own_vm = (v_tile + m_tile / threads) * tiles;  // a thread's whole V, its share of M
+  if (threads <= kernels_->groups() && (threads - 1) * input_cost <= 0.06 && own_vm <= 0.75 * l2)
     return Plan{Split::by_channels, static_cast<int>(tiles)};
   return Plan{Split::phased, static_cast<int>(tiles)};
 }
@@ -201,7 +201,8 @@ void ConvWinograd::gemm_block(const float* v, float* mbuf, const BlockKernels& k
       args.a = static_cast<const float*>(weights_.data) + panel * group_floats_;
       // Prefetch the panel used next: the next of this call's range, or after the last one
       // the panel after it (the phased plan's threads take runs of consecutive panels).
-      const long next = g + 1 < group_end || p + 1 == p_end ? panel + 1 : panel + 1 + groups - (group_end - group_begin);
+      long next = panel + 1;
+      if (g + 1 == group_end && p + 1 < p_end) next = static_cast<long>(p + 1) * groups + group_begin;
       args.a_prefetch = static_cast<const float*>(weights_.data) + next % panels * group_floats_;
       args.b = v + p * v_stride;
       args.c = mbuf + p * m_stride + static_cast<long>(g) * kernels_->group_size() * tile_count * vlen_;
