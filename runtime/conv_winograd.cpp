@@ -136,7 +136,7 @@ ConvWinograd::Plan ConvWinograd::plan(long tiles, int threads) const {
   // 0.039 against 0.77 ms, 256@14 F(4,3) 0.045 against 0.43 ms, 96@35 F(6,3) 0.09 against
   // 0.24 ms). Two threads, x oneDNN, interleaved rounds, 512@7: 1.25-1.28 phased -> 1.50 by
   // channels over 16 rounds in a slow-crossing spell, 1.490 -> 1.486 over 80 rounds with
-  // the vCPUs close (70-100 ns a crossing); 256@14 2.06 -> 2.08 in the slow spell (its
+  // the vCPUs close (24-104 ns a crossing); 256@14 2.06 -> 2.08 in the slow spell (its
   // extra input transform, 10% of a thread's GEMM, eats the gain: it stays phased).
   const double input_cost = (m_ == 6 ? 36.0 : 26.0) / (chunks_ * vlen_);
   const double own_vm = (v_tile + m_tile / threads) * tiles;  // a thread's whole V, its share of M
