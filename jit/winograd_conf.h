@@ -3,11 +3,13 @@
 // windows into the GEMM's B panels; the output kernel turns the GEMM's per-position
 // results back into m x m output tiles with bias, a fused residual and the activation.
 //
-//   input:  src  window rows at src_row_stride, tiles every src_tile_step bytes (an edge
-//                kernel reads only the window's inside: WinogradEdge below)
+//   input:  src  window rows at src_row_stride, pixels every pixel_step vectors, tiles every
+//                src_tile_step bytes (an edge kernel reads only the window's inside:
+//                WinogradEdge below)
 //           dst  position p of tile k at dst + p * dst_panel_stride + k * dst_tile_step
 //   output: src  position p of tile k at src + p * src_panel_stride + k * src_tile_step
-//           dst  m x m pixels of vlen lanes, rows at dst_row_stride, tiles every dst_tile_step
+//           dst  m x m pixels of vlen lanes, rows at dst_row_stride, pixels every pixel_step
+//                vectors, tiles every dst_tile_step
 #pragma once
 #include <string>
 
@@ -39,6 +41,10 @@ struct WinogradTransformConf {
   Activation act;      // output only
   bool stack_pass = false;  // force the two-pass form through a stack buffer (tests compare the forms)
   WinogradEdge edge;
+  // Vectors from one pixel of a window row (tile row) to the next in the tensor: the
+  // dilation's column step on a dilated layer (one sub-image of every dilation-th pixel,
+  // read and written in place), else 1.
+  int pixel_step = 1;
 
   // On AVX-512 a group of columns of a tile stays in registers between the two passes
   // (every variant, both ways); AVX2's 16 vectors go through a stack buffer.

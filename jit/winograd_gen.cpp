@@ -17,6 +17,7 @@ std::string WinogradTransformConf::name() const {
   if (residual) os << "_res";
   if (act.type != ActivationType::none) os << "_" << act.kernel_tag();
   if (stack_pass) os << "_stack";
+  if (pixel_step != 1) os << "_px" << pixel_step;
   if (edge.any()) os << "_edge_t" << edge.top << "b" << edge.bottom << "l" << edge.left << "r" << edge.right;
   return os.str();
 }
@@ -31,6 +32,7 @@ WinogradTransformGenerator::WinogradTransformGenerator(const WinogradTransformCo
   const int extent = conf.input ? conf.m + 2 : conf.m;
   const WinogradEdge& e = conf.edge;
   if (!conf.input && (e.top || e.left)) fail(conf.name(), ": output tiles start inside the tensor");
+  if (conf.pixel_step < 1 || conf.pixel_step > 64) fail(conf.name(), ": pixel step must be in 1..64");
   for (int v : {e.top, e.bottom, e.left, e.right})
     if (v < 0 || v > extent) fail(conf.name(), ": edge rows / columns must be in 0..", extent);
 }
@@ -272,7 +274,7 @@ void WinogradTransformGenerator::generate() {
       for (int i = 0; i < A; i++) {
         std::vector<Lane> in, out;
         for (int j = 0; j < A; j++) {
-          in.push_back(Lane{walk[i], static_cast<long>(j) * vbytes, c.edge.outside(i, j, A)});
+          in.push_back(Lane{walk[i], static_cast<long>(j) * c.pixel_step * vbytes, c.edge.outside(i, j, A)});
           out.push_back(Lane{rsp, static_cast<long>(i * A + j) * vbytes});
         }
         input_1d(in, out, false);
@@ -314,7 +316,8 @@ void WinogradTransformGenerator::generate() {
       for (int k = 0; k < c.m; k++) {
         std::vector<Lane> in, out;
         for (int i = 0; i < A; i++) in.push_back(Lane{rsp, static_cast<long>(i * c.m + k) * vbytes});
-        for (int r = 0; r < c.m; r++) out.push_back(Lane{walk[r], static_cast<long>(k) * vbytes, c.edge.outside(r, k, c.m)});
+        for (int r = 0; r < c.m; r++)
+          out.push_back(Lane{walk[r], static_cast<long>(k) * c.pixel_step * vbytes, c.edge.outside(r, k, c.m)});
         output_1d(in, out, true);
       }
     }

@@ -115,7 +115,7 @@ void WinogradTransformGenerator::generate_input_in_registers() {
   auto row_columns = [&](const std::vector<int>& group, int r) {
     auto in = [&](int col) -> const Operand& {
       if (c.edge.outside(r, col, A)) return pad_value;
-      operands.push_back(strided(*this, src, rows, r, col * vbytes));
+      operands.push_back(strided(*this, src, rows, r, col * c.pixel_step * vbytes));
       return operands.back();
     };
     if (c.m == 2) {
@@ -376,7 +376,9 @@ void WinogradTransformGenerator::generate_output_in_registers() {
   };
   // Column pass: t (column k of the row results, dead afterwards) -> output column k.
   auto column_out = [&](std::vector<int> t, int k) {
-    auto put = [&](int r, int reg) { store(Lane{out_rows[r], k * vbytes, c.edge.outside(r, k, c.m)}, reg, true); };
+    auto put = [&](int r, int reg) {
+      store(Lane{out_rows[r], k * c.pixel_step * vbytes, c.edge.outside(r, k, c.m)}, reg, true);
+    };
     if (c.m == 2) {
       vaddps(vec(t[0]), vec(t[0]), vec(t[1]));
       vaddps(vec(t[0]), vec(t[0]), vec(t[2]));
@@ -504,7 +506,9 @@ void WinogradTransformGenerator::generate_output63_in_registers() {
   };
   // Column pass: t (column k of the row results, dead afterwards) -> output column k.
   auto column_out = [&](std::vector<int> t, int k) {
-    auto put = [&](int r, int reg) { store(Lane{out_rows[r], k * vbytes, c.edge.outside(r, k, c.m)}, reg, true); };
+    auto put = [&](int r, int reg) {
+      store(Lane{out_rows[r], k * c.pixel_step * vbytes, c.edge.outside(r, k, c.m)}, reg, true);
+    };
     const int d12 = take();
     vsubps(vec(d12), vec(t[1]), vec(t[2]));
     vaddps(vec(t[1]), vec(t[1]), vec(t[2]));  // s12

@@ -15,10 +15,18 @@ namespace jitconv {
 
 ConvWinograd::ConvWinograd(const ConvParams& params, const float* weights, const float* bias, Isa isa, int in_pack,
                            int out_pack, int m)
-    : params_(params), isa_(isa), vlen_(isa_lanes(isa)), in_pack_(in_pack), out_pack_(out_pack), m_(m), alpha_(m + 2) {
+    : params_(params),
+      isa_(isa),
+      vlen_(isa_lanes(isa)),
+      in_pack_(in_pack),
+      out_pack_(out_pack),
+      m_(m),
+      alpha_(m + 2),
+      dh_(params.dh),
+      dw_(params.dw) {
   if (isa == Isa::scalar) fail("Winograd convolution needs AVX2 or AVX-512");
-  if (params.kh != 3 || params.kw != 3 || params.sh != 1 || params.sw != 1 || params.dh != 1 || params.dw != 1)
-    fail("Winograd F(", m, ",3) needs a 3x3 stride-1 undilated kernel, got ", params.to_string());
+  if (params.kh != 3 || params.kw != 3 || params.sh != 1 || params.sw != 1 || params.dh < 1 || params.dw < 1)
+    fail("Winograd F(", m, ",3) needs a 3x3 stride-1 kernel, got ", params.to_string());
   if (m != 2 && m != 4 && m != 6) fail("Winograd F(", m, ",3) is not supported (2, 4 or 6)");
   if (params.oc % out_pack != 0 || out_pack > vlen_) fail("Winograd: bad output elempack ", out_pack);
   ic_packs_ = (params.ic + vlen_ - 1) / vlen_;
@@ -69,8 +77,10 @@ ConvWinograd::ConvWinograd(const ConvParams& params, const float* weights, const
   in_conf.vlen = vlen_;
   in_conf.m = m;
   in_conf.input = true;
+  in_conf.pixel_step = dw_;
   WinogradTransformConf out_conf = in_conf;
   out_conf.input = false;
+  out_conf.pixel_step = out_pack == vlen_ ? dw_ : 1;  // a narrower elempack goes through a scratch tile
   out_conf.bias = params.bias;
   out_conf.residual = params.residual;
   out_conf.act = params.act;
@@ -211,13 +221,7 @@ void ConvWinograd::gemm_block(const float* v, float* mbuf, const BlockKernels& k
 }
 
 void ConvWinograd::prepare(int ih, int iw) {
-  int oh, ow;
-  params_.output_size(ih, iw, oh, ow);
-  const long tiles = static_cast<long>((oh + m_ - 1) / m_) * ((ow + m_ - 1) / m_);
-  // Generates the edge transforms.
-  const ConvPads pads = params_.pads_for(ih, iw);
-  tile_edges(true, ih, iw, -pads.top, -pads.left);
-  tile_edges(false, oh, ow, 0, 0);
+  const long tiles = tile_plan(ih, iw)->tiles;  // generates the edge transforms
   for (int threads : {1, default_num_threads()}) {
     const Plan p = plan(tiles, threads);
     for (int count : block_sizes(tiles, threads, p)) block_kernels(count);
@@ -239,7 +243,6 @@ void ConvWinograd::run(const Mat& bottom_in, const Mat* residual, Mat& top, cons
     fail("Winograd convolution expects a 3-D input with ", params_.ic, " channels");
   int oh, ow;
   params_.output_size(bottom_in.h, bottom_in.w, oh, ow);
-  const ConvPads pads = params_.pads_for(bottom_in.h, bottom_in.w);
   top.create(ow, oh, params_.oc / out_pack_, static_cast<size_t>(out_pack_) * 4, out_pack_, opt.blob_allocator);
   if (residual) residual_byte_offset(*residual, top);  // checks the shape before any thread starts
 
@@ -265,11 +268,9 @@ void ConvWinograd::run(const Mat& bottom_in, const Mat* residual, Mat& top, cons
     }
   }
 
-  const int tiles_w = (ow + m_ - 1) / m_, tiles_h = (oh + m_ - 1) / m_;
-  const long tiles = static_cast<long>(tiles_w) * tiles_h;
-  const std::shared_ptr<const TileEdges> input_edges = tile_edges(true, bottom.h, bottom.w, -pads.top, -pads.left);
-  const std::shared_ptr<const TileEdges> output_edges = tile_edges(false, oh, ow, 0, 0);
-  const TileEdges &input = *input_edges, &output = *output_edges;
+  const std::shared_ptr<const TilePlan> grid_held = tile_plan(bottom.h, bottom.w);
+  const TilePlan& grid = *grid_held;
+  const long tiles = grid.tiles;
   const int positions = alpha_ * alpha_;
   const int threads = std::max(1, opt.num_threads);
   const Plan plan_here = plan(tiles, threads);
@@ -290,9 +291,9 @@ void ConvWinograd::run(const Mat& bottom_in, const Mat* residual, Mat& top, cons
       float* v = static_cast<float*>(work.data) + (v_floats + m_floats) * t;
       float* mbuf = v + v_floats;
       for (const TileBlock& b : team_blocks(tiles, teams, t, block)) {
-        input_block(bottom, input, b.first, b.count, 0, ic_packs_, v);
+        input_block(bottom, grid, b.first, b.count, 0, ic_packs_, v);
         gemm_block(v, mbuf, block_kernels(b.count), 0, positions, 0, kernels_->groups());
-        output_block(mbuf, output, b.first, b.count, 0, chunks_, residual, top);
+        output_block(mbuf, grid, b.first, b.count, 0, chunks_, residual, top);
       }
     }
     return;
@@ -309,9 +310,9 @@ void ConvWinograd::run(const Mat& bottom_in, const Mat* residual, Mat& top, cons
     for (int t = 0; t < teams; t++) {
       float* v = static_cast<float*>(work.data) + v_floats * t;
       const int group_begin = groups * t / teams, group_end = groups * (t + 1) / teams;
-      input_block(bottom, input, 0, count, 0, ic_packs_, v);
+      input_block(bottom, grid, 0, count, 0, ic_packs_, v);
       gemm_block(v, mbuf, block_kernels(count), 0, positions, group_begin, group_end);
-      output_block(mbuf, output, 0, count, group_begin * kernels_->group_size(),
+      output_block(mbuf, grid, 0, count, group_begin * kernels_->group_size(),
                    std::min(chunks_, group_end * kernels_->group_size()), residual, top);
     }
     return;
@@ -323,7 +324,7 @@ void ConvWinograd::run(const Mat& bottom_in, const Mat* residual, Mat& top, cons
 #pragma omp parallel num_threads(threads)
   {
 #pragma omp for schedule(static)
-    for (int c = 0; c < ic_packs_; c++) input_block(bottom, input, 0, count, c, c + 1, static_cast<float*>(v.data));
+    for (int c = 0; c < ic_packs_; c++) input_block(bottom, grid, 0, count, c, c + 1, static_cast<float*>(v.data));
     const int groups = kernels_->groups();
     const BlockKernels kernels = block_kernels(count);  // the cache lookups lock: once per thread
 #pragma omp for schedule(static) collapse(2)
@@ -331,7 +332,7 @@ void ConvWinograd::run(const Mat& bottom_in, const Mat* residual, Mat& top, cons
       for (int g = 0; g < groups; g++) gemm_block(v, mbuf, kernels, p, p + 1, g, g + 1);
 #pragma omp for schedule(static)
     for (int c = 0; c < chunks_; c++)
-      output_block(static_cast<const float*>(mbuf.data), output, 0, count, c, c + 1, residual, top);
+      output_block(static_cast<const float*>(mbuf.data), grid, 0, count, c, c + 1, residual, top);
   }
 }
 

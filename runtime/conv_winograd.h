@@ -1,4 +1,4 @@
-// Winograd F(m, 3) convolution for 3x3, stride 1, dilation 1 (m = 2, 4, 6).
+// Winograd F(m, 3) convolution for 3x3, stride 1, any dilation (m = 2, 4, 6).
 //
 // Per block of output tiles: transform the input tiles of all channels (V), multiply per
 // transform position on the GEMM microkernel (M_p = U_p V_p over input channels), transform
@@ -6,8 +6,9 @@
 // stay in L2 while they are used: no whole-tensor pass through memory. When there are
 // too few tiles to give every thread a block, the three steps run as parallel phases.
 // Tiles that cross the tensors' edges go through transforms generated per edge, straight
-// from and into the tensors (conv_winograd_tiles.cpp: the edge plans and the two
-// transform steps).
+// from and into the tensors (conv_winograd_tiles.cpp: the tile plans and the two
+// transform steps). A dilated layer runs as its dh x dw undilated sub-images, read and
+// written in place through strided transforms.
 #pragma once
 #include <map>
 #include <memory>
@@ -59,8 +60,8 @@ class ConvWinograd final : public ConvImpl {
     int count;
   };
   static std::vector<TileBlock> team_blocks(long tiles, int teams, int team, int max_block);
-  // Edge plans built so far (an input and an output one per new shape; tests check the cache).
-  long edge_plans_built() const;
+  // Tile plans built so far (one per new input shape; tests check the cache).
+  long tile_plans_built() const;
 
  private:
   void run(const Mat& bottom, const Mat* residual, Mat& top, const Option& opt) const;
@@ -83,26 +84,41 @@ class ConvWinograd final : public ConvImpl {
   bool u_streams() const;  // U outgrows half of L2: it streams from L3 on each forward
   long v_panel(int count) const;  // floats per position of V (skewed)
   long m_panel(int count) const;  // floats per position of M (skewed)
-  // The transforms of one shape, one way: which rows / columns of each tile's input window
-  // (output tile) lie outside the tensor, and the kernel for each such edge (the plain one
-  // for none).
+  // The transforms of one sub-image, one way: which rows / columns of each tile's input
+  // window (output tile) lie outside the sub-image, and the kernel for each such edge (the
+  // plain one for none).
   struct TileEdges {
-    bool input;
-    int h, w;  // the tensor read (input) or written (output)
-    int top, left;  // the first tile's first row / column in it (-pads on the input)
-    int tiles_h, tiles_w;
+    int h = 0, w = 0;        // the sub-image read (input) or written (output)
+    int top = 0, left = 0;   // the first tile's first row / column in it (-pads on the input)
+    int tiles_h = 0, tiles_w = 0;
     std::vector<int> row_edge, column_edge;  // per tile row / column: packed edge rows / columns
     std::map<int, WinogradTransformFn> kernels;  // by row_edge | column_edge
     int key(int ty, int tx) const { return row_edge[ty] | column_edge[tx]; }
   };
+  // With dilation (dh, dw) the output pixels (out_y + dh i, out_x + dw j) are an undilated
+  // 3x3 convolution of the input pixels (in_y + dh i, in_x + dw j): dh x dw sub-images,
+  // transformed in place through strided rows and pixels, no copy of either tensor (one
+  // sub-image, the tensors themselves, when undilated).
+  struct SubImage {
+    long first_tile = 0;  // index of its first tile among the shape's
+    int in_y = 0, in_x = 0, out_y = 0, out_x = 0;
+    TileEdges input, output;  // in sub-image coordinates
+  };
+  // All tiles of one input shape: each sub-image's, one after the other, row by row.
+  struct TilePlan {
+    int ih = 0, iw = 0;
+    long tiles = 0;
+    std::vector<SubImage> parts;
+  };
   // Generates the edge kernels it needs that do not exist yet. Kept for the 8 shapes used
-  // last: a forward looks its two plans up instead of rebuilding them.
-  std::shared_ptr<const TileEdges> tile_edges(bool input, int h, int w, int top, int left) const;
+  // last: a forward looks its plan up instead of rebuilding it.
+  std::shared_ptr<const TilePlan> tile_plan(int ih, int iw) const;
+  TileEdges tile_edges(bool input, int h, int w, int top, int left, int tiles_h, int tiles_w) const;  // edge_mutex_ held
   // V panels of tiles [tile_begin, tile_begin + count) for channel packs [pack_begin, pack_end).
-  void input_block(const Mat& bottom, const TileEdges& tiles, long tile_begin, int count, int pack_begin,
+  void input_block(const Mat& bottom, const TilePlan& tiles, long tile_begin, int count, int pack_begin,
                    int pack_end, float* v) const;
   // Output tiles from M for chunks [chunk_begin, chunk_end); residual: laid out like top.
-  void output_block(const float* mbuf, const TileEdges& tiles, long tile_begin, int count, int chunk_begin,
+  void output_block(const float* mbuf, const TilePlan& tiles, long tile_begin, int count, int chunk_begin,
                     int chunk_end, const Mat* residual, Mat& top) const;
 
   ConvParams params_;
@@ -110,6 +126,7 @@ class ConvWinograd final : public ConvImpl {
   int vlen_;
   int in_pack_, out_pack_;
   int m_, alpha_;
+  int dh_, dw_;    // dilation: the sub-images' row and pixel steps in the tensors
   int ic_packs_;   // ceil(ic / vlen): V holds ic zero-padded to whole vectors
   int chunks_;     // ceil(oc / vlen)
   long group_floats_;
@@ -117,10 +134,10 @@ class ConvWinograd final : public ConvImpl {
   std::unique_ptr<GemmKernelCache> kernels_;
   JitKernelPtr input_kernel_, output_kernel_;  // generated transforms (jit/winograd_gen.h)
   WinogradTransformConf input_conf_, output_conf_;  // the plain transforms'
-  mutable std::mutex edge_mutex_;                   // guards edge_kernels_ and edge_plans_
+  mutable std::mutex edge_mutex_;                   // guards edge_kernels_ and tile_plans_
   mutable std::map<int, JitKernelPtr> edge_kernels_;  // transforms of edge tiles, by key (kOutputEdge: output)
-  mutable std::vector<std::shared_ptr<const TileEdges>> edge_plans_;  // the most recently used first
-  mutable long edge_plans_built_ = 0;
+  mutable std::vector<std::shared_ptr<const TilePlan>> tile_plans_;  // the most recently used first
+  mutable long tile_plans_built_ = 0;
   Mat weights_;    // U: [alpha^2][group][ic_packs * vlen][chunks in group][vlen]
   Mat bias_;       // chunks * vlen, zero-padded
 };

@@ -1,7 +1,8 @@
-// ConvWinograd's tiles at the tensors' edges and the transform steps over blocks of tiles:
-// which rows / columns of each tile's input window (output tile) lie outside the tensor,
-// the generated transform for each such edge, and the input / output steps that run
-// consecutive tiles with the same edge through one kernel call.
+// ConvWinograd's tiles and the transform steps over blocks of tiles: the sub-images of a
+// dilated layer (one, the tensors, when undilated), which rows / columns of each tile's
+// input window (output tile) lie outside its sub-image, the generated transform for each
+// such edge, and the input / output steps that run consecutive tiles with the same edge
+// through one kernel call.
 #include "runtime/conv_winograd.h"
 
 #include <algorithm>
@@ -17,41 +18,86 @@ namespace jitconv {
 
 namespace {
 constexpr int kOutputEdge = 1 << 16;  // edge_kernels_ keys of output transforms
-constexpr size_t kEdgePlans = 16;     // an input and an output plan per shape: the last 8 shapes used
+constexpr size_t kTilePlans = 8;      // the tile plans of the last 8 input shapes used
 
-// Calls run(t, ty, tx, key, count) for each run of the tiles [tile_begin, tile_begin +
-// count) that lie along one tile row and cross the same edges (key 0: none); t counts
-// from tile_begin.
-template <typename TileEdges, typename Run>
-void for_each_run(const TileEdges& tiles, long tile_begin, int count, Run run) {
+// Calls run(part, edges, t, ty, tx, key, count) for each run of the tiles [tile_begin,
+// tile_begin + count) that lie along one tile row of one sub-image and cross the same
+// edges (key 0: none); t counts from tile_begin, edges are the part's input or output ones.
+template <typename Plan, typename Run>
+void for_each_run(const Plan& plan, bool input, long tile_begin, int count, Run run) {
+  size_t s = 0;
   for (int t = 0; t < count;) {
     const long tile = tile_begin + t;
-    const int ty = static_cast<int>(tile / tiles.tiles_w), tx = static_cast<int>(tile % tiles.tiles_w);
-    const int key = tiles.key(ty, tx);
+    while (s + 1 < plan.parts.size() && plan.parts[s + 1].first_tile <= tile) s++;
+    const auto& part = plan.parts[s];
+    const auto& edges = input ? part.input : part.output;
+    const long local = tile - part.first_tile;
+    const int ty = static_cast<int>(local / edges.tiles_w), tx = static_cast<int>(local % edges.tiles_w);
+    const int key = edges.key(ty, tx);
     int length = 1;
-    while (t + length < count && tx + length < tiles.tiles_w && tiles.key(ty, tx + length) == key) length++;
-    run(t, ty, tx, key, length);
+    while (t + length < count && tx + length < edges.tiles_w && edges.key(ty, tx + length) == key) length++;
+    run(part, edges, t, ty, tx, key, length);
     t += length;
   }
 }
+
+// a = q * d + r with 0 <= r < d (d > 0), for negative a too.
+void floor_divide(int a, int d, int& q, int& r) {
+  q = a >= 0 ? a / d : -((-a + d - 1) / d);
+  r = a - q * d;
+}
 }  // namespace
 
-std::shared_ptr<const ConvWinograd::TileEdges> ConvWinograd::tile_edges(bool input, int h, int w, int top,
-                                                                        int left) const {
+std::shared_ptr<const ConvWinograd::TilePlan> ConvWinograd::tile_plan(int ih, int iw) const {
   std::lock_guard<std::mutex> lock(edge_mutex_);
-  for (auto it = edge_plans_.begin(); it != edge_plans_.end(); ++it) {
-    const TileEdges& plan = **it;
-    if (plan.input == input && plan.h == h && plan.w == w && plan.top == top && plan.left == left) {
-      std::rotate(edge_plans_.begin(), it, it + 1);  // most recently used first
-      return edge_plans_.front();
+  for (auto it = tile_plans_.begin(); it != tile_plans_.end(); ++it)
+    if ((*it)->ih == ih && (*it)->iw == iw) {
+      std::rotate(tile_plans_.begin(), it, it + 1);  // most recently used first
+      return tile_plans_.front();
     }
-  }
-  int oh = h, ow = w;  // output: the tensor is the output
-  if (input) params_.output_size(h, w, oh, ow);
-  auto made = std::make_shared<TileEdges>(TileEdges{input, h, w, top, left, (oh + m_ - 1) / m_, (ow + m_ - 1) / m_, {}, {}, {}});
-  TileEdges& tiles = *made;
-  // A window's (tile's) rows / columns before and after the tensor, 4 bits each: rows in
-  // bits 0-7 of a key, columns in bits 8-15 (extent <= 8).
+  int oh, ow;
+  params_.output_size(ih, iw, oh, ow);
+  const ConvPads pads = params_.pads_for(ih, iw);
+  auto made = std::make_shared<TilePlan>();
+  made->ih = ih;
+  made->iw = iw;
+  for (int ry = 0; ry < std::min(dh_, oh); ry++)
+    for (int rx = 0; rx < std::min(dw_, ow); rx++) {
+      SubImage part;
+      part.first_tile = made->tiles;
+      part.out_y = ry;
+      part.out_x = rx;
+      const int out_h = (oh - ry + dh_ - 1) / dh_, out_w = (ow - rx + dw_ - 1) / dw_;
+      // Output row ry + dh k, kernel row ky, reads input row ry - pad_top + dh (k + ky) =
+      // in_y + dh (k + ky + top): sub-image rows in_y + dh i, the first window's at i = top.
+      int top, left;
+      floor_divide(ry - pads.top, dh_, top, part.in_y);
+      floor_divide(rx - pads.left, dw_, left, part.in_x);
+      const int in_h = part.in_y < ih ? (ih - part.in_y + dh_ - 1) / dh_ : 0;
+      const int in_w = part.in_x < iw ? (iw - part.in_x + dw_ - 1) / dw_ : 0;
+      const int tiles_h = (out_h + m_ - 1) / m_, tiles_w = (out_w + m_ - 1) / m_;
+      part.input = tile_edges(true, in_h, in_w, top, left, tiles_h, tiles_w);
+      part.output = tile_edges(false, out_h, out_w, 0, 0, tiles_h, tiles_w);
+      made->tiles += static_cast<long>(tiles_h) * tiles_w;
+      made->parts.push_back(std::move(part));
+    }
+  tile_plans_.insert(tile_plans_.begin(), made);
+  tile_plans_built_++;
+  if (tile_plans_.size() > kTilePlans) tile_plans_.pop_back();
+  return made;
+}
+
+ConvWinograd::TileEdges ConvWinograd::tile_edges(bool input, int h, int w, int top, int left, int tiles_h,
+                                                 int tiles_w) const {
+  TileEdges tiles;
+  tiles.h = h;
+  tiles.w = w;
+  tiles.top = top;
+  tiles.left = left;
+  tiles.tiles_h = tiles_h;
+  tiles.tiles_w = tiles_w;
+  // A window's (tile's) rows / columns before and after the sub-image, 4 bits each: rows
+  // in bits 0-7 of a key, columns in bits 8-15 (extent <= 8).
   const int extent = input ? alpha_ : m_;
   auto edge = [extent](int first, int size) {
     return std::min(extent, std::max(0, -first)) | std::min(extent, std::max(0, first + extent - size)) << 4;
@@ -90,41 +136,41 @@ std::shared_ptr<const ConvWinograd::TileEdges> ConvWinograd::tile_edges(bool inp
       }
       tiles.kernels[key] = it->second->entry<WinogradTransformFn>();
     }
-  edge_plans_.insert(edge_plans_.begin(), made);
-  edge_plans_built_++;
-  if (edge_plans_.size() > kEdgePlans) edge_plans_.pop_back();
-  return made;
+  return tiles;
 }
 
-long ConvWinograd::edge_plans_built() const {
+long ConvWinograd::tile_plans_built() const {
   std::lock_guard<std::mutex> lock(edge_mutex_);
-  return edge_plans_built_;
+  return tile_plans_built_;
 }
 
-void ConvWinograd::input_block(const Mat& bottom, const TileEdges& tiles, long tile_begin, int count, int pack_begin,
+void ConvWinograd::input_block(const Mat& bottom, const TilePlan& tiles, long tile_begin, int count, int pack_begin,
                                int pack_end, float* v) const {
   const long vbytes = vlen_ * 4L;
   WinogradTransformArgs args{};
-  args.src_stride = tiles.w * vbytes;
-  args.src_tile_step = m_ * vbytes;
+  args.src_stride = dh_ * bottom.w * vbytes;
+  args.src_tile_step = m_ * dw_ * vbytes;
   args.dst_stride = v_panel(count) * 4;
   args.dst_tile_step = vbytes;
   args.pad_value = params_.pad_value;
   for (int c = pack_begin; c < pack_end; c++) {
     const uintptr_t plane = reinterpret_cast<uintptr_t>(bottom.data) + c * static_cast<long>(bottom.cstep) * vbytes;
-    for_each_run(tiles, tile_begin, count, [&](int t, int ty, int tx, int key, int run) {
-      // The window's top-left pixel: outside the tensor at a top or left edge, where the
-      // edge kernel reads nothing (integer arithmetic: no out-of-range pointer is formed).
-      const long y0 = tiles.top + static_cast<long>(ty) * m_, x0 = tiles.left + static_cast<long>(tx) * m_;
-      args.src = reinterpret_cast<const float*>(plane + static_cast<uintptr_t>((y0 * tiles.w + x0) * vbytes));
-      args.dst = v + (static_cast<long>(c) * count + t) * vlen_;
-      args.count = run;
-      tiles.kernels.at(key)(&args);
-    });
+    for_each_run(tiles, true, tile_begin, count,
+                 [&](const SubImage& part, const TileEdges& edges, int t, int ty, int tx, int key, int run) {
+                   // The window's top-left pixel: outside the tensor at a top or left edge,
+                   // where the edge kernel reads nothing (integer arithmetic: no
+                   // out-of-range pointer is formed).
+                   const long y0 = part.in_y + dh_ * (edges.top + static_cast<long>(ty) * m_);
+                   const long x0 = part.in_x + dw_ * (edges.left + static_cast<long>(tx) * m_);
+                   args.src = reinterpret_cast<const float*>(plane + static_cast<uintptr_t>((y0 * bottom.w + x0) * vbytes));
+                   args.dst = v + (static_cast<long>(c) * count + t) * vlen_;
+                   args.count = run;
+                   edges.kernels.at(key)(&args);
+                 });
   }
 }
 
-void ConvWinograd::output_block(const float* mbuf, const TileEdges& tiles, long tile_begin, int count,
+void ConvWinograd::output_block(const float* mbuf, const TilePlan& tiles, long tile_begin, int count,
                                 int chunk_begin, int chunk_end, const Mat* residual, Mat& top) const {
   const int m = m_;
   const long vbytes = vlen_ * 4L;
@@ -135,17 +181,19 @@ void ConvWinograd::output_block(const float* mbuf, const TileEdges& tiles, long 
   const long residual_offset = residual ? residual_byte_offset(*residual, top) : 0;
   if (out_pack_ == vlen_) {
     // Straight into the tensor: edge kernels store only the tile's pixels inside it.
-    args.dst_stride = top.w * vbytes;
-    args.dst_tile_step = m * vbytes;
+    args.dst_stride = dh_ * top.w * vbytes;
+    args.dst_tile_step = m * dw_ * vbytes;
     args.residual_offset = residual_offset;
     for (int c = chunk_begin; c < chunk_end; c++) {
       args.bias = params_.bias ? static_cast<const float*>(bias_.data) + c * vlen_ : nullptr;
-      for_each_run(tiles, tile_begin, count, [&](int t, int ty, int tx, int key, int run) {
-        args.src = mbuf + (static_cast<long>(c) * count + t) * vlen_;
-        args.dst = static_cast<float*>(top.data) + c * plane + (static_cast<long>(ty) * m * top.w + tx * m) * vlen_;
-        args.count = run;
-        tiles.kernels.at(key)(&args);
-      });
+      for_each_run(tiles, false, tile_begin, count,
+                   [&](const SubImage& part, const TileEdges&, int t, int ty, int tx, int key, int run) {
+                     const long y0 = part.out_y + static_cast<long>(dh_) * ty * m, x0 = part.out_x + static_cast<long>(dw_) * tx * m;
+                     args.src = mbuf + (static_cast<long>(c) * count + t) * vlen_;
+                     args.dst = static_cast<float*>(top.data) + c * plane + (y0 * top.w + x0) * vlen_;
+                     args.count = run;
+                     part.output.kernels.at(key)(&args);
+                   });
     }
     return;
   }
@@ -160,32 +208,36 @@ void ConvWinograd::output_block(const float* mbuf, const TileEdges& tiles, long 
   args.residual_offset = reinterpret_cast<const char*>(residual_scratch) - reinterpret_cast<const char*>(scratch);
   for (int c = chunk_begin; c < chunk_end; c++) {
     args.bias = params_.bias ? static_cast<const float*>(bias_.data) + c * vlen_ : nullptr;
-    for (int t = 0; t < count; t++) {
-      const long tile = tile_begin + t;
-      const int oy0 = static_cast<int>(tile / tiles.tiles_w) * m, ox0 = static_cast<int>(tile % tiles.tiles_w) * m;
-      args.src = mbuf + (static_cast<long>(c) * count + t) * vlen_;
-      const int c0 = c * vlen_;
-      WinogradScatterJob edge{static_cast<float*>(top.data) + (c0 / out_pack_) * plane,
-                              plane,
-                              top.w,
-                              oy0,
-                              ox0,
-                              std::min(m, top.h - oy0),
-                              std::min(m, top.w - ox0),
-                              m,
-                              vlen_,
-                              out_pack_,
-                              std::min(vlen_, params_.oc - c0),
-                              scratch};
-      if (residual) {
-        WinogradScatterJob gather = edge;
-        gather.tensor = static_cast<float*>(residual->data) + (c0 / out_pack_) * plane;
-        gather.scratch = residual_scratch;
-        JITCONV_SIMD_CALL_ISA(isa_, gather_winograd_tile, gather);
-      }
-      fn(&args);
-      JITCONV_SIMD_CALL_ISA(isa_, scatter_winograd_tile, edge);
-    }
+    const int c0 = c * vlen_;
+    for_each_run(tiles, false, tile_begin, count,
+                 [&](const SubImage& part, const TileEdges& edges, int t0, int ty, int tx0, int, int run) {
+                   for (int i = 0; i < run; i++) {
+                     const int tx = tx0 + i;
+                     args.src = mbuf + (static_cast<long>(c) * count + t0 + i) * vlen_;
+                     WinogradScatterJob edge{static_cast<float*>(top.data) + (c0 / out_pack_) * plane,
+                                             plane,
+                                             top.w,
+                                             part.out_y + dh_ * ty * m,
+                                             part.out_x + dw_ * tx * m,
+                                             std::min(m, edges.h - ty * m),
+                                             std::min(m, edges.w - tx * m),
+                                             m,
+                                             vlen_,
+                                             out_pack_,
+                                             std::min(vlen_, params_.oc - c0),
+                                             scratch,
+                                             dh_,
+                                             dw_};
+                     if (residual) {
+                       WinogradScatterJob gather = edge;
+                       gather.tensor = static_cast<float*>(residual->data) + (c0 / out_pack_) * plane;
+                       gather.scratch = residual_scratch;
+                       JITCONV_SIMD_CALL_ISA(isa_, gather_winograd_tile, gather);
+                     }
+                     fn(&args);
+                     JITCONV_SIMD_CALL_ISA(isa_, scatter_winograd_tile, edge);
+                   }
+                 });
   }
 }
 

@@ -19,6 +19,7 @@ struct WinogradScatterJob {
   int rows, cols;    // valid part of the tile
   int m, vlen, out_pack, valid_lanes;
   float* scratch;    // [m][m][vlen]
+  int step_y = 1, step_x = 1;  // tensor rows / pixels from one tile pixel to the next (dilation)
 };
 
 // scratch -> tensor (the transformed output tile).

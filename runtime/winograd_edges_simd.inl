@@ -27,7 +27,7 @@ template <int P, typename Move>
 void for_each_pixel(const WinogradScatterJob& job, Move move) {
   for (int i = 0; i < job.rows; i++)
     for (int j = 0; j < job.cols; j++) {
-      const long pixel = static_cast<long>(job.oy0 + i) * job.w + job.ox0 + j;
+      const long pixel = static_cast<long>(job.oy0 + i * job.step_y) * job.w + job.ox0 + j * job.step_x;
       float* lanes = job.scratch + (i * job.m + j) * job.vlen;
       for (int l = 0; l < job.valid_lanes; l += P) move(job.tensor + (l / P) * job.plane_floats + pixel * P, lanes + l);
     }

@@ -64,7 +64,15 @@ TEST(ConvPath, FollowsTheTable) {
   const int beyond = static_cast<int>(std::sqrt(l2 * 2.0 / (256 * 4)));
   EXPECT_EQ(choose_conv_path(params(256, 128, 1, 2), isa, opt, beyond, beyond).algo, "gemm");
   EXPECT_EQ(choose_conv_path(params(256, 128, 1, 2), isa, opt, 14, 14).algo, "gemm");
-  EXPECT_EQ(choose_conv_path(params(64, 64, 3, 1, 2), isa, opt, 56, 56).algo, "dilated");  // split, Winograd inside
+  // Dilated 3x3: Winograd on the sub-images in place, the variant by their size (28x28:
+  // F(4,3), as undilated 28x28; 7x7: F(2,3)).
+  EXPECT_EQ(choose_conv_path(params(64, 64, 3, 1, 2), isa, opt, 56, 56).algo, "winograd43");
+  EXPECT_EQ(choose_conv_path(params(64, 64, 3, 1, 2), isa, opt, 14, 14).algo, "winograd23");
+  EXPECT_EQ(choose_conv_path(params(512, 512, 3, 1, 4), isa, opt, 28, 28).algo, "winograd23");
+  EXPECT_EQ(choose_conv_path(params(8, 8, 3, 1, 2), isa, opt, 56, 56).algo, "direct");  // few channels
+  Option no_winograd;
+  no_winograd.use_winograd_convolution = false;
+  EXPECT_EQ(choose_conv_path(params(64, 64, 3, 1, 2), isa, no_winograd, 56, 56).algo, "direct");
   EXPECT_EQ(choose_conv_path(params(64, 64, 5, 1, 2), isa, opt, 56, 56).algo, "direct");
   Option no_packing;
   no_packing.use_packing_layout = false;  // ncnn's rule: any square dilated s1 kernel

@@ -134,6 +134,52 @@ TEST(ConvWinograd, PaddingsActivationsThreads) {
     }
 }
 
+TEST(ConvWinograd, DilatedLayersRunTheirSubImagesInPlace) {
+  // A dilated layer is dh x dw undilated sub-images (every dh-th row, dw-th column),
+  // transformed in place by strided transforms. Sub-images of unequal sizes (odd extents),
+  // pads below, equal to and above the dilation (windows and whole tiles in the padding),
+  // asymmetric dilations, channel tails, every elempack pair, activations.
+  struct Case {
+    int ic, oc, h, w, dh, dw, top, left, bottom, right;
+  };
+  const Case cases[] = {{16, 32, 14, 14, 2, 2, 2, 2, 2, 2},   {19, 33, 23, 17, 2, 2, 1, 2, 1, 2},
+                        {8, 20, 5, 9, 2, 3, 3, 0, 3, 0},      {16, 16, 4, 4, 5, 5, 7, 7, 7, 7},
+                        {24, 40, 13, 11, 3, 3, 0, 0, 0, 0},   {12, 28, 20, 9, 1, 2, 1, 2, 1, 2},
+                        {32, 24, 9, 31, 3, 1, 4, 1, 2, 0},    {5, 7, 7, 6, 2, 2, 2, 2, 2, 2},
+                        {16, 48, 2, 3, 2, 2, 4, 4, 4, 4}};
+  for (Isa isa : jit_isas())
+    for (int m : {2, 4, 6}) {
+      for (const Case& c : cases)
+        ConvTester()
+            .isa(isa)
+            .ic(c.ic)
+            .oc(c.oc)
+            .input(c.h, c.w)
+            .kernel(3)
+            .dilation(c.dh, c.dw)
+            .pad(c.top, c.left, c.bottom, c.right)
+            .seed(c.ic * 31 + c.h + m)
+            .test_winograd(m, winograd_bound(m));
+      for (int in : {1, 4, 8, 16})
+        for (int out : {1, 4, 8, 16}) {
+          if (out > isa_lanes(isa) || in > isa_lanes(isa)) continue;
+          ConvTester().isa(isa).ic(48).oc(48).input(11, 10).kernel(3).dilation(2).pad(2).elempack(in, out).test_winograd(m, winograd_bound(m));
+        }
+      for (const char* act : {"relu", "leaky:0.1", "clip:-0.5:0.5", "sigmoid", "mish", "hardswish:0.2:0.5"})
+        ConvTester().isa(isa).ic(24).oc(40).input(13, 12).kernel(3).dilation(3).pad(3).act(act).test_winograd(m, winograd_bound(m));
+      ConvTester().isa(isa).ic(16).oc(32).input(15, 16).kernel(3).dilation(2).pad(kPadSameUpper).test_winograd(m, winograd_bound(m));
+      ConvTester().isa(isa).ic(12).oc(20).input(9, 12).kernel(3).dilation(2).pad(2).pad_value(0.5f).test_winograd(m, winograd_bound(m));
+      // Blocks of tiles span sub-images; every split of them gives the same values.
+      ConvTester t;
+      t.isa(isa).ic(64).oc(64).input(29, 31).kernel(3).dilation(2).pad(2);
+      const std::vector<float> one = t.threads(1).test_winograd(m, winograd_bound(m));
+      for (int threads : {2, 5}) {
+        const std::vector<float> more = t.threads(threads).test_winograd(m, winograd_bound(m));
+        EXPECT_EQ(0, memcmp(one.data(), more.data(), one.size() * sizeof(float))) << threads << " threads";
+      }
+    }
+}
+
 TEST(ConvWinograd, EdgeWindowsReadOnlyTheTensor) {
   // Tiles whose window crosses the border are transformed straight from the tensor by
   // kernels that skip the window's rows and columns in the padding. Here the input (one
@@ -192,7 +238,7 @@ TEST(ConvWinograd, EdgeWindowsReadOnlyTheTensor) {
 }
 
 TEST(ConvWinograd, InputShapeChangesBetweenForwards) {
-  // A layer keeps the edge plans of its latest input shapes: twelve shapes through one
+  // A layer keeps the tile plans of its latest input shapes: twelve shapes through one
   // layer and back to the first must give what a fresh layer gives for each.
   for (Isa isa : jit_isas()) {
     const OnePackLayer layer(isa_lanes(isa));
@@ -217,7 +263,8 @@ TEST(ConvWinograd, EdgeTilesTouchOnlyTheirTensors) {
   // Large and asymmetric pads on small inputs (windows entirely in the padding), with a
   // residual and an activation: the input plane and the residual end at an inaccessible
   // page, the output comes from an allocator whose blocks do too, so any read or write
-  // past them faults. Results must equal those from ordinary copies.
+  // past them faults. Results must equal those from ordinary copies. Dilated too: the
+  // sub-images' windows and tiles in place, with strided rows and pixels.
   struct Case {
     int h, w, top, left, bottom, right;
   };
@@ -226,46 +273,49 @@ TEST(ConvWinograd, EdgeTilesTouchOnlyTheirTensors) {
   for (Isa isa : jit_isas()) {
     const int vlen = isa_lanes(isa);
     for (int m : {2, 4, 6})
-      for (const Case& k : cases) {
-        ConvParams p;
-        p.ic = p.oc = vlen;
-        p.kh = p.kw = 3;
-        p.pad_top = k.top, p.pad_left = k.left, p.pad_bottom = k.bottom, p.pad_right = k.right;
-        p.pad_value = 0.25f;
-        p.bias = p.residual = true;
-        p.act = Activation::parse("leaky:0.1");
-        std::vector<float> weights(static_cast<size_t>(p.oc) * p.ic * 9), bias(p.oc, 0.5f);
-        for (size_t i = 0; i < weights.size(); i++) weights[i] = static_cast<float>((i * 37) % 17) / 17.f - 0.5f;
-        ConvWinograd conv(p, weights.data(), bias.data(), isa, vlen, vlen, m);
-        int oh, ow;
-        p.output_size(k.h, k.w, oh, ow);
-        const long in_bytes = static_cast<long>(k.h) * k.w * vlen * 4, out_bytes = static_cast<long>(oh) * ow * vlen * 4;
-        // Planes end at the guard (their cstep padding, if any, would lie past it: never read).
-        GuardedBlock in_block(in_bytes, true), residual_block(out_bytes, true);
-        for (long i = 0; i < in_bytes / 4; i++) in_block.data()[i] = static_cast<float>((i * 13) % 29) / 29.f - 0.5f;
-        for (long i = 0; i < out_bytes / 4; i++) residual_block.data()[i] = static_cast<float>((i * 7) % 31) / 31.f - 0.5f;
-        const Mat in(k.w, k.h, 1, in_block.data(), vlen * 4u, vlen), residual(ow, oh, 1, residual_block.data(), vlen * 4u, vlen);
-        // Copies of the planes (clone() would read the cstep padding past the guard).
-        Mat in_copy(k.w, k.h, 1, vlen * 4u, vlen), residual_copy(ow, oh, 1, vlen * 4u, vlen);
-        memcpy(in_copy.data, in.data, in_bytes);
-        memcpy(residual_copy.data, residual.data, out_bytes);
-        GuardedAllocator output_allocator;
-        Option guarded, plain;
-        guarded.num_threads = plain.num_threads = 1;
-        guarded.blob_allocator = &output_allocator;
-        Mat from_guarded, from_copies;
-        conv.forward_residual(in, residual, from_guarded, guarded);
-        conv.forward_residual(in_copy, residual_copy, from_copies, plain);
-        EXPECT_EQ(0, memcmp(from_guarded.data, from_copies.data, out_bytes))
-            << isa_name(isa) << " F(" << m << ",3) " << k.h << "x" << k.w << " pads " << k.top << "," << k.left << ","
-            << k.bottom << "," << k.right;
-      }
+      for (int d : {1, 2, 3})
+        for (const Case& k : cases) {
+          if (k.h + k.top + k.bottom < 2 * d + 1 || k.w + k.left + k.right < 2 * d + 1) continue;  // no output
+          ConvParams p;
+          p.dh = p.dw = d;
+          p.ic = p.oc = vlen;
+          p.kh = p.kw = 3;
+          p.pad_top = k.top, p.pad_left = k.left, p.pad_bottom = k.bottom, p.pad_right = k.right;
+          p.pad_value = 0.25f;
+          p.bias = p.residual = true;
+          p.act = Activation::parse("leaky:0.1");
+          std::vector<float> weights(static_cast<size_t>(p.oc) * p.ic * 9), bias(p.oc, 0.5f);
+          for (size_t i = 0; i < weights.size(); i++) weights[i] = static_cast<float>((i * 37) % 17) / 17.f - 0.5f;
+          ConvWinograd conv(p, weights.data(), bias.data(), isa, vlen, vlen, m);
+          int oh, ow;
+          p.output_size(k.h, k.w, oh, ow);
+          const long in_bytes = static_cast<long>(k.h) * k.w * vlen * 4, out_bytes = static_cast<long>(oh) * ow * vlen * 4;
+          // Planes end at the guard (their cstep padding, if any, would lie past it: never read).
+          GuardedBlock in_block(in_bytes, true), residual_block(out_bytes, true);
+          for (long i = 0; i < in_bytes / 4; i++) in_block.data()[i] = static_cast<float>((i * 13) % 29) / 29.f - 0.5f;
+          for (long i = 0; i < out_bytes / 4; i++) residual_block.data()[i] = static_cast<float>((i * 7) % 31) / 31.f - 0.5f;
+          const Mat in(k.w, k.h, 1, in_block.data(), vlen * 4u, vlen), residual(ow, oh, 1, residual_block.data(), vlen * 4u, vlen);
+          // Copies of the planes (clone() would read the cstep padding past the guard).
+          Mat in_copy(k.w, k.h, 1, vlen * 4u, vlen), residual_copy(ow, oh, 1, vlen * 4u, vlen);
+          memcpy(in_copy.data, in.data, in_bytes);
+          memcpy(residual_copy.data, residual.data, out_bytes);
+          GuardedAllocator output_allocator;
+          Option guarded, plain;
+          guarded.num_threads = plain.num_threads = 1;
+          guarded.blob_allocator = &output_allocator;
+          Mat from_guarded, from_copies;
+          conv.forward_residual(in, residual, from_guarded, guarded);
+          conv.forward_residual(in_copy, residual_copy, from_copies, plain);
+          EXPECT_EQ(0, memcmp(from_guarded.data, from_copies.data, out_bytes))
+              << isa_name(isa) << " F(" << m << ",3) d" << d << " " << k.h << "x" << k.w << " pads " << k.top << "," << k.left << ","
+              << k.bottom << "," << k.right;
+        }
   }
 }
 
 TEST(ConvWinograd, ConcurrentForwardsAcrossShapes) {
   // forward() is const: threads may share a layer. Four threads run 12 input shapes (more
-  // than the edge plans kept) through one layer at once; each result must equal a fresh
+  // than the tile plans kept) through one layer at once; each result must equal a fresh
   // layer's for that shape.
   for (Isa isa : jit_isas()) {
     const OnePackLayer layer(isa_lanes(isa));
@@ -299,9 +349,10 @@ TEST(ConvWinograd, ConcurrentForwardsAcrossShapes) {
   }
 }
 
-TEST(ConvWinograd, EdgePlansKeptForTheLastEightShapes) {
-  // A plan (edge per tile row / column, kernel per edge) is built once per shape and way;
-  // the 8 shapes used last keep theirs, whatever order they come in.
+TEST(ConvWinograd, TilePlansKeptForTheLastEightShapes) {
+  // A plan (its sub-images; per sub-image and way the edge of each tile row / column and
+  // the kernel of each edge) is built once per input shape; the 8 shapes used last keep
+  // theirs, whatever order they come in.
   const Isa isa = jit_isas().front();
   const int vlen = isa_lanes(isa);
   ConvParams p;
@@ -321,9 +372,9 @@ TEST(ConvWinograd, EdgePlansKeptForTheLastEightShapes) {
         conv.forward(in, out, opt);
       }
     if (shapes == 8)
-      EXPECT_EQ(conv.edge_plans_built(), 2 * 8) << "input and output plans, each built once";
+      EXPECT_EQ(conv.tile_plans_built(), 8) << "each shape's plan built once";
     else  // the first round builds 9 shapes; each later round misses only the shape evicted last
-      EXPECT_EQ(conv.edge_plans_built(), 2 * 11) << "a ninth shape evicts the least recently used";
+      EXPECT_EQ(conv.tile_plans_built(), 11) << "a ninth shape evicts the least recently used";
   }
 }
 
