@@ -136,9 +136,10 @@ PathChoice choose_conv_path(const ConvParams& p, Isa isa, const Option& opt, int
   if (dilated_split && !opt.use_packing_layout)
     return {"dilated", "dilated s1 without packing: dilation-1 sub-convolution (ncnn)"};
   // 3x3 stride 1, any dilation. A dilated layer runs Winograd on its dh x dw sub-images in
-  // place (strided transforms, no copies; the variant by the sub-images' size): 64@56 d2,
-  // one thread, x oneDNN, best of two runs 1.96-2.09 through copied sub-images, 2.51-2.54
-  // in place (undilated 64@56 2.86).
+  // place (strided transforms, no copies; the variant by the sub-images' size). x oneDNN,
+  // medians of six interleaved rounds, one / two threads: 64@56 d2 1.86 / 1.68 through
+  // copied sub-images (the "dilated" path), 2.62 / 2.53 in place; 128@28 d2 1.75 / 1.61 ->
+  // 2.12 / 2.15 (undilated 64@56 2.86 / 2.70).
   const bool winograd_shape = p.kh == 3 && p.kw == 3 && p.sh == 1 && p.sw == 1;
   if (winograd_shape && (p.ic > kWinogradMinChannels || p.oc > kWinogradMinChannels)) {
     int oh = 0, ow = 0;

@@ -100,15 +100,19 @@ class ConvWinograd final : public ConvImpl {
   // transformed in place through strided rows and pixels, no copy of either tensor (one
   // sub-image, the tensors themselves, when undilated).
   struct SubImage {
-    long first_tile = 0;  // index of its first tile among the shape's
     int in_y = 0, in_x = 0, out_y = 0, out_x = 0;
     TileEdges input, output;  // in sub-image coordinates
   };
-  // All tiles of one input shape: each sub-image's, one after the other, row by row.
+  // All tiles of one input shape, by tile rows: row 0 of each sub-image, then row 1, ...
   struct TilePlan {
+    struct TileRow {
+      long first_tile;  // index of its first tile among the shape's
+      int part, ty;
+    };
     int ih = 0, iw = 0;
     long tiles = 0;
     std::vector<SubImage> parts;
+    std::vector<TileRow> rows;
   };
   // Generates the edge kernels it needs that do not exist yet. Kept for the 8 shapes used
   // last: a forward looks its plan up instead of rebuilding it.

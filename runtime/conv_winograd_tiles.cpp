@@ -25,14 +25,17 @@ constexpr size_t kTilePlans = 8;      // the tile plans of the last 8 input shap
 // edges (key 0: none); t counts from tile_begin, edges are the part's input or output ones.
 template <typename Plan, typename Run>
 void for_each_run(const Plan& plan, bool input, long tile_begin, int count, Run run) {
-  size_t s = 0;
+  // The tile row holding tile_begin, then on from row to row.
+  size_t r = std::upper_bound(plan.rows.begin(), plan.rows.end(), tile_begin,
+                              [](long tile, const auto& row) { return tile < row.first_tile; }) -
+             plan.rows.begin() - 1;
   for (int t = 0; t < count;) {
     const long tile = tile_begin + t;
-    while (s + 1 < plan.parts.size() && plan.parts[s + 1].first_tile <= tile) s++;
-    const auto& part = plan.parts[s];
+    while (r + 1 < plan.rows.size() && plan.rows[r + 1].first_tile <= tile) r++;
+    const auto& row = plan.rows[r];
+    const auto& part = plan.parts[row.part];
     const auto& edges = input ? part.input : part.output;
-    const long local = tile - part.first_tile;
-    const int ty = static_cast<int>(local / edges.tiles_w), tx = static_cast<int>(local % edges.tiles_w);
+    const int ty = row.ty, tx = static_cast<int>(tile - row.first_tile);
     const int key = edges.key(ty, tx);
     int length = 1;
     while (t + length < count && tx + length < edges.tiles_w && edges.key(ty, tx + length) == key) length++;
@@ -64,7 +67,6 @@ std::shared_ptr<const ConvWinograd::TilePlan> ConvWinograd::tile_plan(int ih, in
   for (int ry = 0; ry < std::min(dh_, oh); ry++)
     for (int rx = 0; rx < std::min(dw_, ow); rx++) {
       SubImage part;
-      part.first_tile = made->tiles;
       part.out_y = ry;
       part.out_x = rx;
       const int out_h = (oh - ry + dh_ - 1) / dh_, out_w = (ow - rx + dw_ - 1) / dw_;
@@ -78,9 +80,23 @@ std::shared_ptr<const ConvWinograd::TilePlan> ConvWinograd::tile_plan(int ih, in
       const int tiles_h = (out_h + m_ - 1) / m_, tiles_w = (out_w + m_ - 1) / m_;
       part.input = tile_edges(true, in_h, in_w, top, left, tiles_h, tiles_w);
       part.output = tile_edges(false, out_h, out_w, 0, 0, tiles_h, tiles_w);
-      made->tiles += static_cast<long>(tiles_h) * tiles_w;
       made->parts.push_back(std::move(part));
     }
+  // Tile row ty of every sub-image, then row ty + 1: the sub-images' tiles of one band of
+  // the tensors run close together in time, and lines the prefetchers bring in next to a
+  // sub-image's pixels (the other sub-images') are used before they leave L2 (x oneDNN,
+  // six interleaved rounds, one thread: 64@56 d2 2.49 sub-image after sub-image -> 2.62;
+  // 128@28 d2 2.05 -> 2.12).
+  for (int ty = 0;; ty++) {
+    const long before = made->tiles;
+    for (size_t i = 0; i < made->parts.size(); i++) {
+      const TileEdges& edges = made->parts[i].output;
+      if (ty >= edges.tiles_h) continue;
+      made->rows.push_back(TilePlan::TileRow{made->tiles, static_cast<int>(i), ty});
+      made->tiles += edges.tiles_w;
+    }
+    if (made->tiles == before) break;
+  }
   tile_plans_.insert(tile_plans_.begin(), made);
   tile_plans_built_++;
   if (tile_plans_.size() > kTilePlans) tile_plans_.pop_back();
