@@ -340,6 +340,7 @@ std::string ConvWinograd::describe() const {
   std::ostringstream os;
   os << "winograd" << m_ << "3 F(" << m_ << ",3) " << isa_name(isa_) << " elempack " << in_pack_ << "->" << out_pack_
      << " gemm tile " << kernels_->group_size() << "x" << kernels_->get(0, 0).conf->nr;
+  if (dh_ > 1 || dw_ > 1) os << " dilation " << dh_ << "x" << dw_ << ": " << dh_ * dw_ << " sub-images in place";
   for (const std::string& n : kernels_->names()) os << "\n  kernel " << n;
   os << "\n  kernel " << input_kernel_->name();
   {
