@@ -84,6 +84,45 @@ constexpr WinogradRow kWinogradRowsCold[] = {
 // Output extent covered by tiles of m outputs.
 int tile_cover(int size, int m) { return (size + m - 1) / m * m; }
 
+// Small outputs and large dilations put many of a 3x3 kernel's taps in the padding, which
+// the direct kernels skip and Winograd computes anyway, on tiles that overhang the output.
+// Winograd's time relative to direct's is then about (tile cover) / (valid taps x gain),
+// with gain its time over direct's where neither counts: one thread, x oneDNN, auto /
+// direct (their quotient, divided by cover / valid taps, is the gain): F(2,3) 256@4 1.13 /
+// 1.10, 256@5 1.12 / 1.16, 256@33 d6 / d8 / d9 / d12 / d18 1.19 / 1.37 / 1.15 / 0.69 / 0.69
+// against 0.93 / 1.03 / 1.02 / 1.01 / 1.04 (gains 1.5-2.0, 2.6 on 512 -> 256@65 d12), and
+// where Winograd lost: 256@2 0.54 / 1.09, 256@3 0.71 / 1.24, 3x3 -> 1x1 0.46 / 1.09. The
+// gains below are those measured or, for F(4,3) / F(6,3), their usual ratio to direct;
+// direct is taken where the estimate says Winograd is more than 5% slower.
+constexpr double kWinogradGain[] = {1.9, 2.5, 2.8};  // F(2,3), F(4,3), F(6,3)
+constexpr double kWinogradMaxEstimate = 1.05;
+
+// One axis: the fraction of the kernel's taps inside the input over all outputs, and the
+// tiles' cover of the outputs (a dilated layer's sub-images each rounded up to m).
+struct AxisTaps {
+  double valid;
+  double cover;
+};
+AxisTaps axis_taps(int in, int out, int pad_begin, int dilation, int m) {
+  long valid = 0, covered = 0;
+  for (int y = 0; y < out; y++)
+    for (int k = 0; k < 3; k++) {
+      const int iy = y - pad_begin + k * dilation;
+      valid += iy >= 0 && iy < in;
+    }
+  for (int r = 0; r < std::min(dilation, out); r++) covered += tile_cover((out - r + dilation - 1) / dilation, m);
+  return {static_cast<double>(valid) / (3.0 * out), static_cast<double>(covered) / out};
+}
+
+// Winograd F(m,3)'s estimated time over the direct kernel's on this 3x3 stride-1 layer.
+double winograd_over_direct(const ConvParams& p, int ih, int iw, int m) {
+  int oh, ow;
+  p.output_size(ih, iw, oh, ow);
+  const ConvPads pads = p.pads_for(ih, iw);
+  const AxisTaps rows = axis_taps(ih, oh, pads.top, p.dh, m), columns = axis_taps(iw, ow, pads.left, p.dw, m);
+  return rows.cover * columns.cover / (rows.valid * columns.valid * kWinogradGain[m / 2 - 1]);
+}
+
 bool winograd_enabled(const std::string& algo, const Option& opt) {
   if (!opt.use_winograd_convolution) return false;
   if (algo == "winograd23") return opt.use_winograd23_convolution;
@@ -170,6 +209,13 @@ PathChoice choose_conv_path(const ConvParams& p, Isa isa, const Option& opt, int
     while (std::strcmp(kOrder[start], preferred) != 0) start++;
     for (int i = start; i < 3; i++)
       if (winograd_enabled(kOrder[i], opt)) {
+        const int m = kOrder[i][8] - '0';
+        if (out > 0 && winograd_over_direct(p, ih, iw, m) > kWinogradMaxEstimate) {
+          std::snprintf(reason, sizeof(reason),
+                        "3x3 s1: direct, taps in the padding (Winograd F(%d,3) estimated %.2fx its time)", m,
+                        winograd_over_direct(p, ih, iw, m));
+          return {"direct", reason};
+        }
         if (p.dh > 1 || p.dw > 1)
           std::snprintf(reason, sizeof(reason),
                         "3x3 s1 dilation %dx%d: Winograd on %d sub-images in place (in %d / out %d > %d), %s for %s",

@@ -70,6 +70,16 @@ TEST(ConvPath, FollowsTheTable) {
   EXPECT_EQ(choose_conv_path(params(64, 64, 3, 1, 2), isa, opt, 14, 14).algo, "winograd23");
   EXPECT_EQ(choose_conv_path(params(512, 512, 3, 1, 4), isa, opt, 28, 28).algo, "winograd23");
   EXPECT_EQ(choose_conv_path(params(8, 8, 3, 1, 2), isa, opt, 56, 56).algo, "direct");  // few channels
+  // Taps mostly in the padding (tiny outputs, large dilations): direct, which skips them.
+  EXPECT_EQ(choose_conv_path(params(256, 256, 3), isa, opt, 3, 3).algo, "direct");
+  EXPECT_EQ(choose_conv_path(params(256, 256, 3), isa, opt, 2, 2).algo, "direct");
+  EXPECT_EQ(choose_conv_path(params(512, 512, 3), isa, opt, 4, 4).algo, "winograd23");
+  EXPECT_EQ(choose_conv_path(params(256, 256, 3, 1, 12), isa, opt, 33, 33).algo, "direct");
+  EXPECT_EQ(choose_conv_path(params(256, 256, 3, 1, 9), isa, opt, 33, 33).algo, "winograd23");
+  ConvParams valid_only = params(256, 256, 3);
+  valid_only.pad_top = valid_only.pad_left = valid_only.pad_bottom = valid_only.pad_right = 0;
+  EXPECT_EQ(choose_conv_path(valid_only, isa, opt, 3, 3).algo, "direct");  // one output: 1 tile of 2x2
+  EXPECT_EQ(choose_conv_path(valid_only, isa, opt, 9, 9).algo, "winograd23");
   Option no_winograd;
   no_winograd.use_winograd_convolution = false;
   EXPECT_EQ(choose_conv_path(params(64, 64, 3, 1, 2), isa, no_winograd, 56, 56).algo, "direct");
