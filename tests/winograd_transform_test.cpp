@@ -31,9 +31,10 @@ void expect_forms_equal(WinogradTransformConf conf, int count, unsigned seed) {
   const long vbytes = vlen * 4L;
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(-2.f, 2.f);
-  // Input side: rows of (count * m + 2 + 3) pixels, 2 spare rows; V / M side: positions
-  // `panel` floats apart with 5 spare vectors, tiles one vector apart.
-  const long row_pixels = static_cast<long>(count) * conf.m + 5;
+  // Input side: rows of (count * m + 2 + 3) pixels (times the pixel step), 2 spare rows;
+  // V / M side: positions `panel` floats apart with 5 spare vectors, tiles one vector apart.
+  const int step = conf.pixel_step;
+  const long row_pixels = (static_cast<long>(count) * conf.m + 5) * step;
   const long image_floats = (A + 2) * row_pixels * vlen;
   const long panel = (static_cast<long>(count) + 5) * vlen;
   const long panel_floats = A * A * panel;
@@ -50,7 +51,7 @@ void expect_forms_equal(WinogradTransformConf conf, int count, unsigned seed) {
   if (conf.input) {
     args.src = image.data() + vlen;  // one pixel in: nothing aligned to the row start
     args.src_stride = row_pixels * vbytes;
-    args.src_tile_step = conf.m * vbytes;
+    args.src_tile_step = conf.m * step * vbytes;
     args.dst_stride = panel * 4;
     args.dst_tile_step = vbytes;
   } else {
@@ -58,7 +59,7 @@ void expect_forms_equal(WinogradTransformConf conf, int count, unsigned seed) {
     args.src_stride = panel * 4;
     args.src_tile_step = vbytes;
     args.dst_stride = row_pixels * vbytes;
-    args.dst_tile_step = conf.m * vbytes;
+    args.dst_tile_step = conf.m * step * vbytes;
   }
   std::vector<float> results[2];
   for (int form = 0; form < 2; form++) {
@@ -90,6 +91,22 @@ TEST(WinogradTransform, RegisterFormMatchesStackFormBitForBit) {
       conf.vlen = 16;
       conf.m = m;
       conf.input = true;
+      // A dilated layer's sub-images: pixels 2 or 3 vectors apart, both ways.
+      for (int step : {2, 3}) {
+        conf.pixel_step = step;
+        expect_forms_equal(conf, count, 700 * m + 10 * step + count);
+        conf.edge = WinogradEdge{1, 0, 2, 1};
+        expect_forms_equal(conf, count, 800 * m + 10 * step + count);
+        conf.edge = WinogradEdge();
+        conf.input = false;
+        conf.bias = conf.residual = true;
+        conf.act = Activation::parse("leaky:0.1");
+        expect_forms_equal(conf, count, 900 * m + 10 * step + count);
+        conf.input = true;
+        conf.bias = conf.residual = false;
+        conf.act = Activation();
+        conf.pixel_step = 1;
+      }
       expect_forms_equal(conf, count, 100 * m + count);
       // Edge windows (rows / columns in the padding read as pad_value), up to a window
       // entirely in the padding.
