@@ -31,6 +31,10 @@ struct WinogradEdge {
   }
 };
 
+// Dilations the Winograd path takes (each of dh x dw sub-images gets its own tile plan; real
+// layers stay far below: DeepLab's widest rate is 36).
+constexpr int kWinogradMaxDilation = 64;
+
 struct WinogradTransformConf {
   Isa isa = Isa::avx512;
   int vlen = 16;
@@ -43,7 +47,7 @@ struct WinogradTransformConf {
   WinogradEdge edge;
   // Vectors from one pixel of a window row (tile row) to the next in the tensor: the
   // dilation's column step on a dilated layer (one sub-image of every dilation-th pixel,
-  // read and written in place), else 1.
+  // read and written in place), else 1; at most kWinogradMaxDilation.
   int pixel_step = 1;
 
   // On AVX-512 a group of columns of a tile stays in registers between the two passes

@@ -32,8 +32,8 @@ WinogradTransformGenerator::WinogradTransformGenerator(const WinogradTransformCo
   const int extent = conf.input ? conf.m + 2 : conf.m;
   const WinogradEdge& e = conf.edge;
   if (!conf.input && (e.top || e.left)) fail(conf.name(), ": output tiles start inside the tensor");
-  // Displacements of up to 7 pixel steps of 64 bytes stay far inside 32 bits.
-  if (conf.pixel_step < 1 || conf.pixel_step > (1 << 16)) fail(conf.name(), ": pixel step must be in 1..65536");
+  if (conf.pixel_step < 1 || conf.pixel_step > kWinogradMaxDilation)
+    fail(conf.name(), ": pixel step must be in 1..", kWinogradMaxDilation);
   for (int v : {e.top, e.bottom, e.left, e.right})
     if (v < 0 || v > extent) fail(conf.name(), ": edge rows / columns must be in 0..", extent);
 }

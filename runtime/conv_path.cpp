@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "jit/winograd_conf.h"
+
 namespace jitconv {
 
 namespace {
@@ -149,6 +151,7 @@ bool conv_path_applies(const std::string& algo, const ConvParams& p, Isa isa, st
   if (algo == "winograd23" || algo == "winograd43" || algo == "winograd63") {
     if (p.kh != 3 || p.kw != 3) return no("Winograd needs a 3x3 kernel");
     if (p.sh != 1 || p.sw != 1) return no("Winograd needs stride 1");
+    if (p.dh > kWinogradMaxDilation || p.dw > kWinogradMaxDilation) return no("Winograd takes dilations up to 64");
     return true;
   }
   return no("unknown algorithm");
@@ -179,7 +182,8 @@ PathChoice choose_conv_path(const ConvParams& p, Isa isa, const Option& opt, int
   // medians of six interleaved rounds, one / two threads: 64@56 d2 1.86 / 1.68 through
   // copied sub-images (the "dilated" path), 2.62 / 2.53 in place; 128@28 d2 1.75 / 1.61 ->
   // 2.12 / 2.15 (undilated 64@56 2.86 / 2.70).
-  const bool winograd_shape = p.kh == 3 && p.kw == 3 && p.sh == 1 && p.sw == 1;
+  const bool winograd_shape = p.kh == 3 && p.kw == 3 && p.sh == 1 && p.sw == 1 && p.dh <= kWinogradMaxDilation &&
+                              p.dw <= kWinogradMaxDilation;
   if (winograd_shape && (p.ic > kWinogradMinChannels || p.oc > kWinogradMinChannels)) {
     int oh = 0, ow = 0;
     if (ih > 0 && iw > 0) {

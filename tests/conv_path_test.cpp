@@ -80,6 +80,12 @@ TEST(ConvPath, FollowsTheTable) {
   valid_only.pad_top = valid_only.pad_left = valid_only.pad_bottom = valid_only.pad_right = 0;
   EXPECT_EQ(choose_conv_path(valid_only, isa, opt, 3, 3).algo, "direct");  // one output: 1 tile of 2x2
   EXPECT_EQ(choose_conv_path(valid_only, isa, opt, 9, 9).algo, "winograd23");
+  // Dilations past kWinogradMaxDilation: not Winograd, chosen or forced.
+  EXPECT_EQ(choose_conv_path(params(64, 64, 3, 1, 65), isa, opt, 140, 140).algo, "direct");
+  std::string why;
+  EXPECT_FALSE(conv_path_applies("winograd23", params(64, 64, 3, 1, 65), isa, &why));
+  EXPECT_NE(why.find("dilations up to 64"), std::string::npos) << why;
+  EXPECT_TRUE(conv_path_applies("winograd23", params(64, 64, 3, 1, 64), isa));
   Option no_winograd;
   no_winograd.use_winograd_convolution = false;
   EXPECT_EQ(choose_conv_path(params(64, 64, 3, 1, 2), isa, no_winograd, 56, 56).algo, "direct");
