@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "jit/winograd_conf.h"
 
@@ -151,7 +152,8 @@ bool conv_path_applies(const std::string& algo, const ConvParams& p, Isa isa, st
   if (algo == "winograd23" || algo == "winograd43" || algo == "winograd63") {
     if (p.kh != 3 || p.kw != 3) return no("Winograd needs a 3x3 kernel");
     if (p.sh != 1 || p.sw != 1) return no("Winograd needs stride 1");
-    if (p.dh > kWinogradMaxDilation || p.dw > kWinogradMaxDilation) return no("Winograd takes dilations up to 64");
+    static const std::string too_dilated = "Winograd takes dilations up to " + std::to_string(kWinogradMaxDilation);
+    if (p.dh > kWinogradMaxDilation || p.dw > kWinogradMaxDilation) return no(too_dilated.c_str());
     return true;
   }
   return no("unknown algorithm");
@@ -182,8 +184,7 @@ PathChoice choose_conv_path(const ConvParams& p, Isa isa, const Option& opt, int
   // medians of six interleaved rounds, one / two threads: 64@56 d2 1.86 / 1.68 through
   // copied sub-images (the "dilated" path), 2.62 / 2.53 in place; 128@28 d2 1.75 / 1.61 ->
   // 2.12 / 2.15 (undilated 64@56 2.86 / 2.70).
-  const bool winograd_shape = p.kh == 3 && p.kw == 3 && p.sh == 1 && p.sw == 1 && p.dh <= kWinogradMaxDilation &&
-                              p.dw <= kWinogradMaxDilation;
+  const bool winograd_shape = conv_path_applies("winograd43", p, isa);
   if (winograd_shape && (p.ic > kWinogradMinChannels || p.oc > kWinogradMinChannels)) {
     int oh = 0, ow = 0;
     if (ih > 0 && iw > 0) {
@@ -214,10 +215,10 @@ PathChoice choose_conv_path(const ConvParams& p, Isa isa, const Option& opt, int
     for (int i = start; i < 3; i++)
       if (winograd_enabled(kOrder[i], opt)) {
         const int m = kOrder[i][8] - '0';
-        if (out > 0 && winograd_over_direct(p, ih, iw, m) > kWinogradMaxEstimate) {
+        const double estimate = out > 0 ? winograd_over_direct(p, ih, iw, m) : 0.0;
+        if (estimate > kWinogradMaxEstimate) {
           std::snprintf(reason, sizeof(reason),
-                        "3x3 s1: direct, taps in the padding (Winograd F(%d,3) estimated %.2fx its time)", m,
-                        winograd_over_direct(p, ih, iw, m));
+                        "3x3 s1: direct, taps in the padding (Winograd F(%d,3) estimated %.2fx its time)", m, estimate);
           return {"direct", reason};
         }
         if (p.dh > 1 || p.dw > 1)

@@ -105,13 +105,7 @@ std::shared_ptr<const ConvWinograd::TilePlan> ConvWinograd::tile_plan(int ih, in
 
 ConvWinograd::TileEdges ConvWinograd::tile_edges(bool input, int h, int w, int top, int left, int tiles_h,
                                                  int tiles_w) const {
-  TileEdges tiles;
-  tiles.h = h;
-  tiles.w = w;
-  tiles.top = top;
-  tiles.left = left;
-  tiles.tiles_h = tiles_h;
-  tiles.tiles_w = tiles_w;
+  TileEdges tiles{h, w, top, left, tiles_h, tiles_w, {}, {}, {}};
   // A window's (tile's) rows / columns before and after the sub-image, 4 bits each: rows
   // in bits 0-7 of a key, columns in bits 8-15 (extent <= 8).
   const int extent = input ? alpha_ : m_;
@@ -203,12 +197,13 @@ void ConvWinograd::output_block(const float* mbuf, const TilePlan& tiles, long t
     for (int c = chunk_begin; c < chunk_end; c++) {
       args.bias = params_.bias ? static_cast<const float*>(bias_.data) + c * vlen_ : nullptr;
       for_each_run(tiles, false, tile_begin, count,
-                   [&](const SubImage& part, const TileEdges&, int t, int ty, int tx, int key, int run) {
-                     const long y0 = part.out_y + static_cast<long>(dh_) * ty * m, x0 = part.out_x + static_cast<long>(dw_) * tx * m;
+                   [&](const SubImage& part, const TileEdges& edges, int t, int ty, int tx, int key, int run) {
+                     const long y0 = part.out_y + static_cast<long>(dh_) * ty * m;
+                     const long x0 = part.out_x + static_cast<long>(dw_) * tx * m;
                      args.src = mbuf + (static_cast<long>(c) * count + t) * vlen_;
                      args.dst = static_cast<float*>(top.data) + c * plane + (y0 * top.w + x0) * vlen_;
                      args.count = run;
-                     part.output.kernels.at(key)(&args);
+                     edges.kernels.at(key)(&args);
                    });
     }
     return;
