@@ -16,7 +16,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${JITCONV_BUILD_DIR:-$root/build}"
 
 packages=(build-essential cmake ninja-build libxbyak-dev libzydis-dev libgtest-dev libgmock-dev
-          libbenchmark-dev libdnnl-dev strace clang-14 libclang-rt-14-dev)
+          libbenchmark-dev libdnnl-dev ocl-icd-opencl-dev strace clang-14 libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
