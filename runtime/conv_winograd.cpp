@@ -126,10 +126,16 @@ ConvWinograd::Plan ConvWinograd::plan(long tiles, int threads) const {
   // blocks whose V and M fill about a sixth of L2 (one thread, x oneDNN, F(4,3) 64@56,
   // blocks of 6 / 12 / 18 / 25 / 36 / 50 / 100 tiles: 2.55 / 2.52 / 2.63 / 2.56 / 2.37 /
   // 2.47 / 2.38; 96@35 best at 18-36); with U streaming, as few blocks as keep V and M in
-  // L2 (128@28: 6 / 12 / 18 / 25+ tiles 1.48 / 2.23 / 2.85 / 2.79-2.86).
+  // L2 (128@28: 6 / 12 / 18 / 25+ tiles 1.48 / 2.23 / 2.85 / 2.79-2.86), but not below
+  // kStreamingBlockTiles: each block reads U at 4 / block bytes per FMA, and smaller blocks
+  // outrun what L3 delivers beside the GEMM. With Zen 3's 512 KB L2 the fitting blocks
+  // were 6-10 tiles (one thread, x oneDNN, blocks of 4 / 8 / 16 tiles: 256@14 1.56 / 2.29
+  // / 2.49, 512@7 F(2,3) 1.15 / 1.59 / 1.70; 128@28 in 5 blocks of ~10 / 4 of ~12 / 2 of
+  // ~25: 2.82 / 2.92 / 2.76); a 2 MB L2 never needed blocks that small.
   const long share = (tiles + threads - 1) / threads;
   const double vm_share = per_tile * share;
   long blocks = static_cast<long>(std::ceil(vm_share / (u_streams ? 0.75 * l2 : l2 / 6)));
+  if (u_streams) blocks = std::min(blocks, std::max(1L, share / kStreamingBlockTiles));
   blocks = std::max(1L, std::min(blocks, (share + nr_max_ - 1) / nr_max_));
   const long block = (share + blocks - 1) / blocks;
   const double blocked_bytes = (u_streams ? u_bytes : 0.0) * blocks + spill(per_tile * block) * blocks;

@@ -49,6 +49,8 @@ class ConvWinograd final : public ConvImpl {
     Split split;
     int block;  // tiles per block (at most)
   };
+  // Fewest tiles a blocked plan's block takes while U streams from L3 (see plan()).
+  static constexpr long kStreamingBlockTiles = 12;
   Plan plan(long tiles, int threads) const;
   // The distinct tile counts of the blocks a plan runs (each thread's share of the tiles
   // in equal blocks of at most plan.block).

@@ -473,6 +473,19 @@ TEST(ConvWinograd, PlansShareTilesEvenlyAndSplitLargeUByPhase) {
     // (Their input transform costs too much next to the GEMM to be repeated on each thread.)
     EXPECT_EQ(wino3.plan(16, 2).split, ConvWinograd::Split::phased) << big << " channels";
     EXPECT_EQ(wino3.plan(16, 1).split, ConvWinograd::Split::blocked);
+    // While U streams, blocks keep at least kStreamingBlockTiles tiles (where the share
+    // has them) even when their V and M outgrow L2: one block for 16 tiles.
+    EXPECT_EQ(wino3.plan(16, 1).block, 16);
+    for (const ConvWinograd* w : {&wino2, &wino3})
+      for (long tiles : {16L, 25L, 49L, 196L, 1000L})
+        for (int threads : {1, 2}) {
+          const ConvWinograd::Plan p = w->plan(tiles, threads);
+          if (p.split != ConvWinograd::Split::blocked) continue;
+          const long share = (tiles + threads - 1) / threads;
+          for (int size : ConvWinograd::block_sizes(tiles, threads, p))
+            EXPECT_GE(size, std::min(share, ConvWinograd::kStreamingBlockTiles))
+                << "tiles " << tiles << " threads " << threads;
+        }
   }
 }
 
