@@ -77,7 +77,7 @@ Blocking best_row_blocking(Isa isa, int ur_oc, const ConvDirectProblem& p, int o
   const long group_weight_bytes = static_cast<long>(ic) * p.kh * p.kw * ur_oc * vlen * 4;
   const bool in_l1 = group_weight_bytes <= kL1WeightBytes;
   const double layer_weight_bytes = 4.0 * p.ic * p.oc * p.kh * p.kw;
-  const bool in_l2 = p.l2_bytes > 0 && layer_weight_bytes <= 0.5 * static_cast<double>(p.l2_bytes);
+  const bool in_l2 = p.fast_l3 || (p.l2_bytes > 0 && layer_weight_bytes <= 0.5 * static_cast<double>(p.l2_bytes));
   Blocking best;
   best.cycles = 1e30;
   for (bool explicit_bcast : {true, false}) {

@@ -86,6 +86,8 @@ struct ConvDirectProblem {
   // The core's L2 size (0: unknown). The cost model takes weights that fit in half of it
   // to stream from L2 at no cost beyond their loads.
   long l2_bytes = 0;
+  // Weights past half of L2 stream from L3 at no extra cost either (CpuInfo::fast_l3).
+  bool fast_l3 = false;
 };
 
 // Output-channel chunks held in registers at once. It fixes the weight layout, so it is

@@ -50,6 +50,7 @@ ConvDirect::ConvDirect(const ConvParams& params, const float* weights, const flo
   shape.out_pack = out_pack;
   shape.act = params.act;
   shape.l2_bytes = static_cast<long>(cpu_info().l2_bytes);
+  shape.fast_l3 = cpu_info().fast_l3;
   ur_oc_ = tuning.ur_oc > 0 ? tuning.ur_oc : conv_direct_ur_oc(isa, shape);
   chunks_ = (params.oc + vlen_ - 1) / vlen_;
   groups_ = (chunks_ + ur_oc_ - 1) / ur_oc_;

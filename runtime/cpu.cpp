@@ -134,6 +134,7 @@ CpuInfo detect() {
   info.l1d_bytes = sizes.l1d;
   info.l2_bytes = sizes.l2;
   info.l3_bytes = sizes.l3;
+  info.fast_l3 = info.vendor == "AuthenticAMD" || info.vendor == "HygonGenuine";
 
   info.logical_cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
   if (info.logical_cpus < 1) info.logical_cpus = 1;

@@ -34,6 +34,12 @@ struct CpuInfo {
   size_t l1d_bytes = 0;  // per core
   size_t l2_bytes = 0;   // per core
   size_t l3_bytes = 0;   // shared
+  // Whether L3 feeds a core's streaming weights beside its FMAs. AMD Zen's L3 (a victim
+  // cache per core complex, ~46 cycles away) does: direct kernels whose weights outgrow
+  // half of Zen 3's 512 KB L2 ran 10-30% faster in the blocks that assume nothing extra
+  // for them. The Xeons' mesh L3 returned evicted lines at about memory speed, where
+  // such weights cost extra cycles (see conv_direct_conf.cpp).
+  bool fast_l3 = false;
   std::string cache_source;  // "cpuid" or "sysfs"
   int logical_cpus = 1;
   int physical_cores = 1;

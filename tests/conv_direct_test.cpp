@@ -204,9 +204,10 @@ TEST(ConvDirect, ChunkGroupChoices) {
   // The measured choices the cost model encodes (jit/conv_direct_conf.cpp): 1x1 layers
   // take big chunk groups (each group re-reads the input), 14-wide rows whose weights
   // stream from L2 keep one block per row, and groups stop at 4 chunks on AVX-512.
-  auto ur = [](Isa isa, int ic, int oc, int ow, int k, int sw, long l2_bytes = 0) {
+  auto ur = [](Isa isa, int ic, int oc, int ow, int k, int sw, long l2_bytes = 0, bool fast_l3 = false) {
     ConvDirectProblem p;
     p.l2_bytes = l2_bytes;
+    p.fast_l3 = fast_l3;
     p.ic = ic;
     p.oc = oc;
     p.ow = ow;
@@ -234,6 +235,18 @@ TEST(ConvDirect, ChunkGroupChoices) {
   EXPECT_EQ(ur(Isa::avx512, 64, 256, 56, 1, 1, l2), 4);
   EXPECT_EQ(ur(Isa::avx2, 64, 64, 56, 3, 1, l2), 3);
   EXPECT_EQ(ur(Isa::avx2, 256, 256, 14, 3, 1, l2), 1);
+  // Where L3 streams weights at no extra cost (Zen 3, 512 KB L2), k x k layers whose
+  // weights outgrow half of L2 leave the 14 x 1 blocks for groups that read the input
+  // fewer times (forced direct, one thread, x oneDNN, 1 chunk / 2 / 3: 5x5 40->120 @28
+  // 0.83 / 1.01 / 1.02, 3x3s2 128@28 0.80 / 1.14 / 1.07, 3x3 256@14 0.98 / 1.09 / 1.08,
+  // 128@28 0.94 / 1.10 / 1.07).
+  const long zen3_l2 = 512L << 10;
+  EXPECT_EQ(ur(Isa::avx2, 40, 120, 28, 5, 1, zen3_l2), 1);
+  EXPECT_EQ(ur(Isa::avx2, 128, 128, 14, 3, 2, zen3_l2), 1);
+  EXPECT_GE(ur(Isa::avx2, 40, 120, 28, 5, 1, zen3_l2, true), 2);
+  EXPECT_GE(ur(Isa::avx2, 128, 128, 14, 3, 2, zen3_l2, true), 2);
+  EXPECT_GE(ur(Isa::avx2, 256, 256, 14, 3, 1, zen3_l2, true), 2);
+  EXPECT_GE(ur(Isa::avx2, 128, 128, 28, 3, 1, zen3_l2, true), 2);
 }
 
 TEST(ConvDirect, InputChannelBlocks) {
