@@ -58,8 +58,10 @@ int cmd_info(const std::vector<std::string>& argv) {
   const char* env_cap = std::getenv("JITCONV_ISA");
   if (env_cap && *env_cap) std::printf(", capped by JITCONV_ISA=%s", env_cap);
   std::printf("\n");
-  std::printf("caches:     L1d %s, L2 %s per core, L3 %s (from %s)\n", format_bytes(cpu.l1d_bytes).c_str(),
-              format_bytes(cpu.l2_bytes).c_str(), format_bytes(cpu.l3_bytes).c_str(), cpu.cache_source.c_str());
+  // fast_l3 changes the direct kernels' blocking (CpuInfo::fast_l3): say when it holds.
+  std::printf("caches:     L1d %s, L2 %s per core, L3 %s (from %s%s)\n", format_bytes(cpu.l1d_bytes).c_str(),
+              format_bytes(cpu.l2_bytes).c_str(), format_bytes(cpu.l3_bytes).c_str(), cpu.cache_source.c_str(),
+              cpu.fast_l3 ? "; fast L3: streamed weights cost no extra cycles" : "");
   std::printf("cpus:       %d logical, %d physical cores\n", cpu.logical_cpus, cpu.physical_cores);
   std::printf("xbyak:      %s\n", xbyak_version().c_str());
 #ifdef JITCONV_WITH_ONEDNN
