@@ -135,7 +135,7 @@ ConvWinograd::Plan ConvWinograd::plan(long tiles, int threads) const {
   const long share = (tiles + threads - 1) / threads;
   const double vm_share = per_tile * share;
   long blocks = static_cast<long>(std::ceil(vm_share / (u_streams ? 0.75 * l2 : l2 / 6)));
-  if (u_streams) blocks = std::min(blocks, std::max(1L, share / kStreamingBlockTiles));
+  if (u_streams) blocks = std::min(blocks, share / kStreamingBlockTiles);  // 0 for small shares: clamped below
   blocks = std::max(1L, std::min(blocks, (share + nr_max_ - 1) / nr_max_));
   const long block = (share + blocks - 1) / blocks;
   const double blocked_bytes = (u_streams ? u_bytes : 0.0) * blocks + spill(per_tile * block) * blocks;

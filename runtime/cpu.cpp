@@ -123,7 +123,8 @@ CpuInfo detect() {
   info.avx512_bf16 = cpu.has(Cpu::tAVX512_BF16);
   info.avx_vnni = cpu.has(Cpu::tAVX_VNNI);
 
-  CacheSizes sizes = caches_from_cpuid(info.vendor == "AuthenticAMD" || info.vendor == "HygonGenuine");
+  const bool amd_zen_family = info.vendor == "AuthenticAMD" || info.vendor == "HygonGenuine";
+  CacheSizes sizes = caches_from_cpuid(amd_zen_family);
   info.cache_source = "cpuid";
   if (sizes.l1d == 0 || sizes.l2 == 0) {
     sizes = caches_from_sysfs();
@@ -134,7 +135,7 @@ CpuInfo detect() {
   info.l1d_bytes = sizes.l1d;
   info.l2_bytes = sizes.l2;
   info.l3_bytes = sizes.l3;
-  info.fast_l3 = info.vendor == "AuthenticAMD" || info.vendor == "HygonGenuine";
+  info.fast_l3 = amd_zen_family;
 
   info.logical_cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
   if (info.logical_cpus < 1) info.logical_cpus = 1;
