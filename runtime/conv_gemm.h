@@ -68,7 +68,10 @@ class ConvGemm final : public ConvImpl {
   struct RangeKernels {
     std::vector<GemmKernelCache::Kernel> full, last;  // for full ranges / the last range
   };
-  RangeKernels range_kernels(long pixels, long range_pixels) const;
+  RangeKernels range_kernels(const GemmKernelCache& cache, long pixels, long range_pixels) const;
+  // Pointwise calls over an ih x iw input prefetch B ahead in the first chunk group (see
+  // kPointwisePrefetchMinPlanes in the .cpp).
+  bool pointwise_prefetch(int ih, int iw) const;
   // Runs chunk groups [group_begin, group_end) x K blocks over `pixels` pixels of B (panel
   // or input) with `kernels` (group_kernels for this pixel count).
   void run_pixels(const std::vector<GemmKernelCache::Kernel>& kernels, const float* b, long b_k_stride, int pixels, float* c,
@@ -93,6 +96,7 @@ class ConvGemm final : public ConvImpl {
 
   std::unique_ptr<GemmKernelCache> kernels_;
   std::unique_ptr<GemmKernelCache> strided_kernels_;  // subsample read in place: B's pixel step is the stride
+  std::unique_ptr<GemmKernelCache> prefetch_kernels_;  // pointwise, prefetching B ahead (pointwise_prefetch)
 };
 
 }  // namespace jitconv

@@ -47,6 +47,30 @@ TEST(ConvGemm, PointwiseWholeKAndBalancedRanges) {
     }
 }
 
+TEST(ConvGemm, PointwisePrefetchesManyPlanes) {
+  // AVX2: inputs of 16+ channel planes past half of L2 (sized from this machine's) run the
+  // first chunk group of each range through kernels that prefetch B ahead (past the
+  // range's end on the last one): several groups, a channel tail, range tails, K blocks
+  // on narrow ranges, 1 and 2 threads.
+  const double half_l2 = static_cast<double>(cpu_info().l2_bytes) / 2;
+  for (Isa isa : jit_isas()) {
+    for (int ic : {128, 136, 1024}) {
+      const int side = static_cast<int>(std::sqrt(half_l2 / (4.0 * ic))) + 2;
+      for (int threads : {1, 2})
+        ConvTester().isa(isa).ic(ic).oc(44).input(side, side + 3).kernel(1).act("relu").threads(threads).test_gemm();
+    }
+    const std::vector<float> w(128 * 24, 0.5f), b(24, 0.f);
+    const int lanes = isa_lanes(isa);
+    ConvGemm many(ConvTester().ic(128).oc(24).kernel(1).params(), w.data(), b.data(), isa, lanes, lanes);
+    const int side = static_cast<int>(std::sqrt(half_l2 / (4.0 * 128))) + 2;
+    many.prepare(side, side);
+    EXPECT_EQ(many.describe().find("_pfb") != std::string::npos, isa == Isa::avx2) << many.describe();
+    ConvGemm small(ConvTester().ic(128).oc(24).kernel(1).params(), w.data(), b.data(), isa, lanes, lanes);
+    small.prepare(8, 8);  // fits in L2: no prefetching kernels
+    EXPECT_EQ(small.describe().find("_pfb"), std::string::npos) << small.describe();
+  }
+}
+
 TEST(ConvGemm, StridedReadInPlace) {
   // Unpadded strided 1x1 with output rows of 28+ pixels reads B in place, one row per
   // call: odd widths (block tails), strides 2/3 and mixed, channel tails, every elempack
