@@ -28,9 +28,10 @@ constexpr long kWholeKMaxABytes = 256 * 1024;
 // call over a range waited on L3 for every line; it now prefetches into L2 the lines
 // kPointwisePrefetchBlocks register blocks ahead in each plane (the other groups find the
 // range in L2). Zen 3 (AVX2), one thread, x oneDNN, three interleaved rounds, prefetching
-// 2 / 4 / 8 blocks (of 6 pixels) ahead against none: 256->64 @56 1.00 / 1.01 / 1.00
-// against 0.92, 256->128 @56 0.96 / 0.95 / 0.94 against 0.93, 1024->256 @14 0.98 / 1.00 /
-// 0.98 against 0.97; 64->256 @56 (8 planes) and 32->64 @112 (4) unchanged or slower.
+// 512 / 768 / 1536 bytes (2.7 / 4 / 8 blocks of 6 pixels) ahead against none: 256->64 @56
+// 1.00 / 1.01 / 1.00 against 0.92, 256->128 @56 0.96 / 0.95 / 0.94 against 0.93, 1024->256
+// @14 0.98 / 1.00 / 0.98 against 0.97 (4096 bytes: 0.92 at 256->64); 64->256 @56 (8
+// planes) and 32->64 @112 (4) unchanged or slower.
 // AVX-512 hosts were not measured with it (their 1x1 layers ran at 0.99-1.20x without).
 constexpr long kPointwisePrefetchMinPlanes = 16;
 constexpr long kPointwisePrefetchBlocks = 4;
