@@ -40,7 +40,8 @@ struct GemmConf {
   // Not batch-reduced: at each k group, prefetch into L2 the lines of the block's B pixels
   // args.b_prefetch_offset bytes further on, spread over the group's lanes. The strided 1x1
   // driver points it at input rows ahead: strided rows start a new hardware-prefetch stream
-  // in every channel plane and would otherwise wait on L3.
+  // in every channel plane and would otherwise wait on L3. The pointwise driver (AVX2, 16+
+  // planes) points it a few register blocks ahead along the same planes.
   bool prefetch_b = false;
   // Not batch-reduced, not with prefetch_b: at each k group (every pass over K), prefetch
   // into L2 this many lines of A from args.a_prefetch onwards, advancing it. Drivers that
