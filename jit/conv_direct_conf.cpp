@@ -43,7 +43,8 @@ namespace {
 // 0.98: equal with the machine to itself, ahead in the host's slow minutes).
 constexpr double kWeightVectorCycles = 0.75;
 
-double step_cycles(Isa isa, int ur_oc, int width, bool explicit_bcast, bool weights_in_l1, bool weights_in_l2) {
+double step_cycles(Isa isa, int ur_oc, int width, bool explicit_bcast, bool weights_in_l1,
+                   bool weights_stream_free) {
   const double fmas = static_cast<double>(ur_oc) * width;
   const double loads = ur_oc + (explicit_bcast ? width : fmas);
   const double uops = fmas + ur_oc + (explicit_bcast ? width : 0);
@@ -51,7 +52,7 @@ double step_cycles(Isa isa, int ur_oc, int width, bool explicit_bcast, bool weig
   double cycles = std::max({fmas / 2.0, loads / load_ports, uops / 5.0, 4.0});
   if (!weights_in_l1)
     cycles = std::max(cycles, 2.0 * ur_oc * (isa == Isa::avx512 ? 1.0 : 0.5)) +
-             (weights_in_l2 ? 0.0 : kWeightVectorCycles * ur_oc);
+             (weights_stream_free ? 0.0 : kWeightVectorCycles * ur_oc);
   return cycles + 0.25;  // loop and addressing overhead
 }
 
@@ -77,7 +78,9 @@ Blocking best_row_blocking(Isa isa, int ur_oc, const ConvDirectProblem& p, int o
   const long group_weight_bytes = static_cast<long>(ic) * p.kh * p.kw * ur_oc * vlen * 4;
   const bool in_l1 = group_weight_bytes <= kL1WeightBytes;
   const double layer_weight_bytes = 4.0 * p.ic * p.oc * p.kh * p.kw;
-  const bool in_l2 = p.fast_l3 || (p.l2_bytes > 0 && layer_weight_bytes <= 0.5 * static_cast<double>(p.l2_bytes));
+  // Weights in half of L2, or past it where L3 keeps up (fast_l3), cost nothing beyond their loads.
+  const bool stream_free =
+      p.fast_l3 || (p.l2_bytes > 0 && layer_weight_bytes <= 0.5 * static_cast<double>(p.l2_bytes));
   Blocking best;
   best.cycles = 1e30;
   for (bool explicit_bcast : {true, false}) {
@@ -89,7 +92,7 @@ Blocking best_row_blocking(Isa isa, int ur_oc, const ConvDirectProblem& p, int o
     const int ur_w = (ow + blocks - 1) / blocks;
     double cycles = 0;
     for (int ow0 = 0; ow0 < ow; ow0 += ur_w)
-      cycles += step_cycles(isa, ur_oc, std::min(ur_w, ow - ow0), explicit_bcast, in_l1, in_l2);
+      cycles += step_cycles(isa, ur_oc, std::min(ur_w, ow - ow0), explicit_bcast, in_l1, stream_free);
     if (cycles < best.cycles - 1e-9) {
       best.cycles = cycles;
       best.ur_w = ur_w;

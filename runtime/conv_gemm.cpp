@@ -175,14 +175,18 @@ constexpr int kStridedPrefetchRows = 2;
 
 bool ConvGemm::strided_in_place(int ow) const { return strided_kernels_ && ow >= kStridedMinWidth; }
 
-bool ConvGemm::pointwise_prefetch(int ih, int iw) const {
-  return prefetch_kernels_ && k_total_ / k_pack_ >= kPointwisePrefetchMinPlanes &&
-         outgrows_half_l2(static_cast<double>(params_.ic) * ih * iw * 4);
+bool ConvGemm::input_outgrows_half_l2(int ih, int iw) const {
+  return outgrows_half_l2(static_cast<double>(params_.ic) * ih * iw * 4);
 }
 
-std::vector<GemmKernelCache::Kernel> ConvGemm::group_kernels(const GemmKernelCache& cache, int pixels) const {
+bool ConvGemm::pointwise_prefetch(int ih, int iw) const {
+  return prefetch_kernels_ && k_total_ / k_pack_ >= kPointwisePrefetchMinPlanes && input_outgrows_half_l2(ih, iw);
+}
+
+std::vector<GemmKernelCache::Kernel> ConvGemm::group_kernels(const GemmKernelCache& cache, int pixels,
+                                                             int groups) const {
   std::vector<GemmKernelCache::Kernel> kernels;
-  for (int g = 0; g < groups_; g++) kernels.push_back(cache.get(g, pixels % blocking_.nr));
+  for (int g = 0; g < groups; g++) kernels.push_back(cache.get(g, pixels % blocking_.nr));
   return kernels;
 }
 
@@ -226,10 +230,11 @@ long ConvGemm::range_length(long pixels, int threads) const {
                                   : panel_length(pixels, kPanelPixels, threads, blocking_.nr);
 }
 
-ConvGemm::RangeKernels ConvGemm::range_kernels(const GemmKernelCache& cache, long pixels, long range_pixels) const {
+ConvGemm::RangeKernels ConvGemm::range_kernels(const GemmKernelCache& cache, long pixels, long range_pixels,
+                                               int groups) const {
   const long ranges = (pixels + range_pixels - 1) / range_pixels;
-  return {group_kernels(cache, static_cast<int>(range_pixels)),
-          group_kernels(cache, static_cast<int>(pixels - (ranges - 1) * range_pixels))};
+  return {group_kernels(cache, static_cast<int>(range_pixels), groups),
+          group_kernels(cache, static_cast<int>(pixels - (ranges - 1) * range_pixels), groups)};
 }
 
 void ConvGemm::forward_pointwise(const Mat& bottom, Mat& top, long residual_offset, const Option& opt) const {
@@ -246,9 +251,10 @@ void ConvGemm::forward_pointwise(const Mat& bottom, Mat& top, long residual_offs
   const int groups = groups_;
   // Kernels looked up once per forward: the cache's lookups lock, and a lock taken per task
   // went back and forth between the cores.
-  const RangeKernels kernels = range_kernels(*kernels_, pixels, range_pixels);
+  const RangeKernels kernels = range_kernels(*kernels_, pixels, range_pixels, groups_);
   const bool prefetch = pointwise_prefetch(bottom.h, bottom.w);
-  const RangeKernels prefetching = prefetch ? range_kernels(*prefetch_kernels_, pixels, range_pixels) : RangeKernels();
+  // Only the first chunk group prefetches: its kernels alone (those prepare() generated).
+  const RangeKernels prefetching = prefetch ? range_kernels(*prefetch_kernels_, pixels, range_pixels, 1) : RangeKernels();
   const long prefetch_offset = kPointwisePrefetchBlocks * blocking_.nr * in_pack_ * 4L;
   run_tasks(ranges * groups, threads, [&](long task, int thread) {
     const long range = task / groups;
@@ -258,9 +264,10 @@ void ConvGemm::forward_pointwise(const Mat& bottom, Mat& top, long residual_offs
     float* acc_buf = blocked_k ? static_cast<float*>(acc.data) + acc_floats * thread : nullptr;
     const float* b = static_cast<const float*>(bottom.data) + p0 * in_pack_;
     float* c = static_cast<float*>(top.data) + p0 * out_pack_;
-    const RangeKernels& use = prefetch && g == 0 ? prefetching : kernels;
+    const bool prefetching_group = prefetch && g == 0;
+    const RangeKernels& use = prefetching_group ? prefetching : kernels;
     run_pixels(n == range_pixels ? use.full : use.last, b, b_k_stride, n, c, c_plane_stride, acc_buf, g, g + 1,
-               residual_offset, prefetch && g == 0 ? prefetch_offset : 0);
+               residual_offset, prefetching_group ? prefetch_offset : 0);
   });
 }
 
@@ -277,10 +284,10 @@ void ConvGemm::forward_strided(const Mat& bottom, Mat& top, long residual_offset
   const int groups = groups_;
   // Inputs past half of L2: the row's first group prefetches the input row two output rows
   // ahead (as the direct kernels do); other calls touch their own lines.
-  const bool prefetch = outgrows_half_l2(static_cast<double>(params_.ic) * bottom.h * bottom.w * 4);
+  const bool prefetch = input_outgrows_half_l2(bottom.h, bottom.w);
   const long ahead = kStridedPrefetchRows * src_row * 4;
   // Row-major tasks: the groups of one row run back to back while its input is in cache.
-  const std::vector<GemmKernelCache::Kernel> kernels = group_kernels(*strided_kernels_, ow);
+  const std::vector<GemmKernelCache::Kernel> kernels = group_kernels(*strided_kernels_, ow, groups_);
   run_tasks(static_cast<long>(oh) * groups, threads, [&](long task, int thread) {
     const int oy = static_cast<int>(task / groups), g = static_cast<int>(task % groups);
     const long pf_offset = prefetch && g == 0 && oy + kStridedPrefetchRows < oh ? ahead : 0;
@@ -307,7 +314,7 @@ void ConvGemm::forward_panels(const Mat& bottom, Mat& top, const ConvPads& pads,
   const int ip = in_pack_, kh = p.kh, kw = p.kw, icg_count = p.ic / ip;
   const long src_cstep = static_cast<long>(bottom.cstep) * ip;
   const bool im2col = form_ == Form::im2col;
-  const RangeKernels kernels = range_kernels(*kernels_, pixels, range_pixels);
+  const RangeKernels kernels = range_kernels(*kernels_, pixels, range_pixels, groups_);
   run_tasks(ranges, threads, [&](long range, int thread) {
     float* panel = static_cast<float*>(work.data) + (panel_floats + acc_floats) * thread;
     float* acc = panel + panel_floats;
@@ -374,7 +381,7 @@ void ConvGemm::forward_brgemm(const Mat& bottom, Mat& top, const ConvPads& pads_
   Mat windows;
   if (windowed) windows.create(static_cast<int>(window_floats * threads), 4u, 1, opt.workspace_allocator);
   const float* src_data = static_cast<const float*>(src.data);
-  const std::vector<GemmKernelCache::Kernel> kernels = group_kernels(*kernels_, ow);
+  const std::vector<GemmKernelCache::Kernel> kernels = group_kernels(*kernels_, ow, groups_);
 
   run_tasks(static_cast<long>(groups) * oh, threads, [&](long task, int thread) {
     const int g = static_cast<int>(task / oh), oy = static_cast<int>(task % oh);

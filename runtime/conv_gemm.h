@@ -62,13 +62,14 @@ class ConvGemm final : public ConvImpl {
   long range_length(long pixels, int threads) const;
   // Subsample problems read in place (unpadded, output rows of at least this many pixels).
   bool strided_in_place(int ow) const;
-  // The kernels of every chunk group for calls over `pixels` pixels (looked up once per
-  // forward, outside the threads' tasks).
-  std::vector<GemmKernelCache::Kernel> group_kernels(const GemmKernelCache& cache, int pixels) const;
+  // The kernels of chunk groups [0, groups) for calls over `pixels` pixels (looked up once
+  // per forward, outside the threads' tasks).
+  std::vector<GemmKernelCache::Kernel> group_kernels(const GemmKernelCache& cache, int pixels, int groups) const;
   struct RangeKernels {
     std::vector<GemmKernelCache::Kernel> full, last;  // for full ranges / the last range
   };
-  RangeKernels range_kernels(const GemmKernelCache& cache, long pixels, long range_pixels) const;
+  RangeKernels range_kernels(const GemmKernelCache& cache, long pixels, long range_pixels, int groups) const;
+  bool input_outgrows_half_l2(int ih, int iw) const;  // an ih x iw input of all ic channels
   // Pointwise calls over an ih x iw input prefetch B ahead in the first chunk group (see
   // kPointwisePrefetchMinPlanes in the .cpp).
   bool pointwise_prefetch(int ih, int iw) const;
