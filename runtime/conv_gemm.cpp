@@ -383,8 +383,13 @@ void ConvGemm::forward_brgemm(const Mat& bottom, Mat& top, const ConvPads& pads_
   const float* src_data = static_cast<const float*>(src.data);
   const std::vector<GemmKernelCache::Kernel> kernels = group_kernels(*kernels_, ow, groups_);
 
-  run_tasks(static_cast<long>(groups) * oh, threads, [&](long task, int thread) {
-    const int g = static_cast<int>(task / oh), oy = static_cast<int>(task % oh);
+  // Tasks by output row, chunk groups inner: a thread runs a row's groups one after the
+  // other, so its window is built once per row instead of once per (row, group) and the
+  // kernel rows stay in L1 across the groups (one thread, x oneDNN, forced GEMM on RGB
+  // first layers: see README, "On an AVX2-only machine").
+  std::vector<int> window_row(threads, -1);  // the output row each thread's window holds
+  run_tasks(static_cast<long>(oh) * groups, threads, [&](long task, int thread) {
+    const int oy = static_cast<int>(task / groups), g = static_cast<int>(task % groups);
     const GemmKernelCache::Kernel& kernel = kernels[g];
     const float** a_list = lists.data() + static_cast<size_t>(2) * max_entries * thread;
     const float** b_list = a_list + max_entries;
@@ -397,14 +402,27 @@ void ConvGemm::forward_brgemm(const Mat& bottom, Mat& top, const ConvPads& pads_
     long row_stride;    // floats between the kernel rows of row0
     if (windowed) {
       float* window = static_cast<float*>(windows.data) + window_floats * thread;
-      for (int cg = 0; cg < p.ic / ip; cg++)
-        for (int r = 0; r < rows; r++) {
-          const float* in = src_data + cg * src.cstep * ip + static_cast<long>(iy0 + (y_begin + r) * p.dh) * iw * ip;
-          float* out = window + (static_cast<long>(cg) * p.kh + r) * window_w * ip;
-          std::memset(out, 0, sizeof(float) * pads.left * ip);
-          std::memcpy(out + static_cast<long>(pads.left) * ip, in, sizeof(float) * iw * ip);
-          std::memset(out + static_cast<long>(pads.left + iw) * ip, 0, sizeof(float) * pads.right * ip);
+      if (window_row[thread] != oy) {
+        for (int cg = 0; cg < p.ic / ip; cg++)
+          for (int r = 0; r < rows; r++) {
+            const float* in = src_data + cg * src.cstep * ip + static_cast<long>(iy0 + (y_begin + r) * p.dh) * iw * ip;
+            float* out = window + (static_cast<long>(cg) * p.kh + r) * window_w * ip;
+            std::memset(out, 0, sizeof(float) * pads.left * ip);
+            std::memcpy(out + static_cast<long>(pads.left) * ip, in, sizeof(float) * iw * ip);
+            std::memset(out + static_cast<long>(pads.left + iw) * ip, 0, sizeof(float) * pads.right * ip);
+          }
+        // Into L2 while this row's groups run, the input rows the next output row's window
+        // adds: its copy otherwise waits on L3 for them.
+        for (int r = 0; r < p.kh; r++) {
+          const int y = iy0 + p.sh + r * p.dh;
+          if (y <= iy0 + (p.kh - 1) * p.dh || y < 0 || y >= ih) continue;
+          for (int cg = 0; cg < p.ic / ip; cg++) {
+            const char* line = reinterpret_cast<const char*>(src_data + cg * src.cstep * ip + static_cast<long>(y) * iw * ip);
+            for (long b = 0; b < static_cast<long>(iw) * ip * 4; b += 64) __builtin_prefetch(line + b, 0, 2);
+          }
         }
+        window_row[thread] = oy;
+      }
       row0 = window;
       row_stride = static_cast<long>(window_w) * ip;
     } else {
