@@ -49,6 +49,24 @@ GemmBlocking choose_gemm_blocking(Isa isa, int chunks, const Activation& act) {
   return b;
 }
 
+GemmBlocking choose_pointwise_blocking(Isa isa, int chunks, const Activation& act) {
+  GemmBlocking b = choose_gemm_blocking(isa, chunks, act);
+  // On AVX2, 40 and 64 output channels (5 and 8 chunks) take 3 chunks x 4 pixels, groups
+  // of 3 and a last one of 2, instead of 2 x 6: B, read in place, goes through L2 once per
+  // group, and each group broadcasts 4 values per 12 FMAs instead of 6. Zen 3, x oneDNN,
+  // six interleaved rounds, 2 x 6 -> 3 x 4: 256->64 @56 1.02 -> 1.06, 32->64 @112 0.97 ->
+  // 1.02, 24->40 @56 0.90 -> 0.99 (two threads 1.01 -> 1.02, 1.00 -> 1.03, 0.92 -> 1.00).
+  // Not on more chunks: 64->256 @56 0.99 -> 1.00, but 1024->256 and 256->1024 @14 fell
+  // from 1.10 / 1.11 to 1.05 / 1.04 on two threads (11 or 43 groups split 196 pixels into
+  // ranges too short to take K whole).
+  if (isa == Isa::avx2 && (chunks == 5 || chunks == 8)) {
+    b.ur_oc = 3;
+    b.explicit_bcast = true;
+    b.nr = gemm_max_nr(isa, b.ur_oc, b.explicit_bcast, act);
+  }
+  return b;
+}
+
 }  // namespace jitconv
 
 namespace jitconv {

@@ -52,7 +52,9 @@ ConvGemm::ConvGemm(const ConvParams& params, const float* weights, const float* 
     form_ = form_name == "brgemm" ? Form::brgemm : Form::im2col;
   if (!form_name.empty() && form_name != "im2col" && form_name != "brgemm") fail("unknown GEMM form '", form_name, "'");
 
-  blocking_ = choose_gemm_blocking(isa, (params.oc + vlen_ - 1) / vlen_, params.act);
+  const int oc_chunks = (params.oc + vlen_ - 1) / vlen_;
+  blocking_ = form_ == Form::pointwise ? choose_pointwise_blocking(isa, oc_chunks, params.act)
+                                       : choose_gemm_blocking(isa, oc_chunks, params.act);
   chunks_ = (params.oc + vlen_ - 1) / vlen_;
   groups_ = (chunks_ + blocking_.ur_oc - 1) / blocking_.ur_oc;
   const int taps = params.kh * params.kw;

@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "jit/gemm_conf.h"
 #include "runtime/cpu.h"
 #include "tests/conv_tester.h"
 
@@ -68,6 +69,34 @@ TEST(ConvGemm, PointwisePrefetchesManyPlanes) {
     ConvGemm small(ConvTester().ic(128).oc(24).kernel(1).params(), w.data(), b.data(), isa, lanes, lanes);
     small.prepare(8, 8);  // fits in L2: no prefetching kernels
     EXPECT_EQ(small.describe().find("_pfb"), std::string::npos) << small.describe();
+  }
+}
+
+TEST(ConvGemm, PointwiseFewChunksTakeThreeChunkGroups) {
+  // AVX2, 40 and 64 output channels: 3 chunks x 4 pixels, groups of 3 and a last one of 2
+  // (other counts and ISAs keep the general blocking). Results against the reference with
+  // pixel tails of 1-3, elempacks 1 and 8 out, activations, K blocks, threads (the fused
+  // residual: ConvResidual.EveryPathMatchesReferencePlusResidual, gemm 32->64).
+  for (Isa isa : jit_isas()) {
+    for (int oc : {40, 64}) {
+      for (int w : {13, 14, 15, 16})
+        ConvTester().isa(isa).ic(24).oc(oc).input(3, w).kernel(1).act("relu").test_gemm();
+      ConvTester().isa(isa).ic(32).oc(oc).input(9, 11).kernel(1).act("sigmoid").elempack(8, 1).test_gemm();
+      ConvTester().isa(isa).ic(512).oc(oc).input(5, 7).kernel(1).threads(2).test_gemm();
+      ConvTester().isa(isa).ic(64).oc(oc).input(31, 33).kernel(1).act("hardswish").threads(2).test_gemm();
+    }
+    for (int oc : {40, 64, 16, 48, 128}) {
+      const std::vector<float> w(64 * oc, 0.5f), b(oc, 0.f);
+      const int lanes = isa_lanes(isa);
+      ConvGemm gemm(ConvTester().ic(64).oc(oc).kernel(1).params(), w.data(), b.data(), isa, lanes, lanes);
+      const GemmBlocking general = choose_gemm_blocking(isa, (oc + lanes - 1) / lanes, Activation());
+      const bool three = isa == Isa::avx2 && (oc == 40 || oc == 64);
+      const std::string tile = three ? "tile 3x4 " : "tile " + std::to_string(general.ur_oc) + "x" + std::to_string(general.nr) + " ";
+      EXPECT_NE(gemm.describe().find(tile), std::string::npos) << tile << ": " << gemm.describe();
+      if (three) {
+        EXPECT_EQ(general.ur_oc, 2);  // the general blocking would differ
+      }
+    }
   }
 }
 
