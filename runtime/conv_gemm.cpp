@@ -55,7 +55,7 @@ ConvGemm::ConvGemm(const ConvParams& params, const float* weights, const float* 
   const int oc_chunks = (params.oc + vlen_ - 1) / vlen_;
   blocking_ = form_ == Form::pointwise ? choose_pointwise_blocking(isa, oc_chunks, params.act)
                                        : choose_gemm_blocking(isa, oc_chunks, params.act);
-  chunks_ = (params.oc + vlen_ - 1) / vlen_;
+  chunks_ = oc_chunks;
   groups_ = (chunks_ + blocking_.ur_oc - 1) / blocking_.ur_oc;
   const int taps = params.kh * params.kw;
   brgemm_rows_ = form_ == Form::brgemm && in_pack == 1 && params.kw > 1 && params.dw == 1;
