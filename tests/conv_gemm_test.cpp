@@ -183,6 +183,16 @@ TEST(ConvGemm, BrgemmReadsTheInputInPlace) {
         }
       ConvTester().isa(isa).ic(ic).oc(17).input(9, 12).kernel(3).pad(2).pad_value(0.75f).elempack(in_pack, 0).test_gemm("brgemm");
       ConvTester().isa(isa).ic(ic).oc(64).input(19, 37).kernel(5).stride(2).pad(2).elempack(in_pack, 0).threads(2).test_gemm("brgemm");
+      // A task takes a row's chunk groups whole, or in equal parts where rows are few
+      // against 32 tasks per thread: 1, 2 and 3 parts of 2-9 groups, 1 and 2 threads.
+      for (int threads : {1, 2}) {
+        ConvTester().isa(isa).ic(ic).oc(64).input(25, 30).kernel(3).pad(1).elempack(in_pack, 0).threads(threads)
+            .test_gemm("brgemm");
+        ConvTester().isa(isa).ic(ic).oc(5 * isa_lanes(isa)).input(12, 20).kernel(3).pad(1).elempack(in_pack, 0)
+            .threads(threads).test_gemm("brgemm");
+        ConvTester().isa(isa).ic(ic).oc(9 * isa_lanes(isa) - 1).input(112, 9).kernel(3).stride(2).pad(1).elempack(in_pack, 0)
+            .threads(threads).test_gemm("brgemm");
+      }
     }
 }
 
