@@ -60,8 +60,7 @@ GemmBlocking choose_pointwise_blocking(Isa isa, int chunks, const Activation& ac
   // from 1.10 / 1.11 to 1.05 / 1.04 on two threads (11 or 43 groups split 196 pixels into
   // ranges too short to take K whole).
   if (isa == Isa::avx2 && (chunks == 5 || chunks == 8)) {
-    b.ur_oc = 3;
-    b.explicit_bcast = true;
+    b.ur_oc = 3;  // explicit broadcasts, as every AVX2 blocking
     b.nr = gemm_max_nr(isa, b.ur_oc, b.explicit_bcast, act);
   }
   return b;

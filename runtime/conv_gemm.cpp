@@ -52,10 +52,9 @@ ConvGemm::ConvGemm(const ConvParams& params, const float* weights, const float* 
     form_ = form_name == "brgemm" ? Form::brgemm : Form::im2col;
   if (!form_name.empty() && form_name != "im2col" && form_name != "brgemm") fail("unknown GEMM form '", form_name, "'");
 
-  const int oc_chunks = (params.oc + vlen_ - 1) / vlen_;
-  blocking_ = form_ == Form::pointwise ? choose_pointwise_blocking(isa, oc_chunks, params.act)
-                                       : choose_gemm_blocking(isa, oc_chunks, params.act);
-  chunks_ = oc_chunks;
+  chunks_ = (params.oc + vlen_ - 1) / vlen_;
+  blocking_ = form_ == Form::pointwise ? choose_pointwise_blocking(isa, chunks_, params.act)
+                                       : choose_gemm_blocking(isa, chunks_, params.act);
   groups_ = (chunks_ + blocking_.ur_oc - 1) / blocking_.ur_oc;
   const int taps = params.kh * params.kw;
   brgemm_rows_ = form_ == Form::brgemm && in_pack == 1 && params.kw > 1 && params.dw == 1;
@@ -396,6 +395,9 @@ void ConvGemm::forward_brgemm(const Mat& bottom, Mat& top, const ConvPads& pads_
   // 0.91; one thread within +-0.02).
   const int group_parts = static_cast<int>(std::min<long>(groups, std::max<long>(1, (32L * threads + oh - 1) / oh)));
   std::vector<int> window_row(threads, -1);  // the output row each thread's window holds
+  auto input_row = [&](int cg, int y) {  // row y of channel group cg in the (unpadded) input
+    return src_data + cg * src.cstep * ip + static_cast<long>(y) * iw * ip;
+  };
   run_tasks(static_cast<long>(oh) * group_parts, threads, [&](long task, int thread) {
     const int oy = static_cast<int>(task / group_parts), part = static_cast<int>(task % group_parts);
     const int g_begin = groups * part / group_parts, g_end = groups * (part + 1) / group_parts;
@@ -412,7 +414,7 @@ void ConvGemm::forward_brgemm(const Mat& bottom, Mat& top, const ConvPads& pads_
       if (window_row[thread] != oy) {
         for (int cg = 0; cg < p.ic / ip; cg++)
           for (int r = 0; r < rows; r++) {
-            const float* in = src_data + cg * src.cstep * ip + static_cast<long>(iy0 + (y_begin + r) * p.dh) * iw * ip;
+            const float* in = input_row(cg, iy0 + (y_begin + r) * p.dh);
             float* out = window + (static_cast<long>(cg) * p.kh + r) * window_w * ip;
             std::memset(out, 0, sizeof(float) * pads.left * ip);
             std::memcpy(out + static_cast<long>(pads.left) * ip, in, sizeof(float) * iw * ip);
@@ -424,7 +426,7 @@ void ConvGemm::forward_brgemm(const Mat& bottom, Mat& top, const ConvPads& pads_
           const int y = iy0 + p.sh + r * p.dh;
           if (y <= iy0 + (p.kh - 1) * p.dh || y < 0 || y >= ih) continue;
           for (int cg = 0; cg < p.ic / ip; cg++) {
-            const char* line = reinterpret_cast<const char*>(src_data + cg * src.cstep * ip + static_cast<long>(y) * iw * ip);
+            const char* line = reinterpret_cast<const char*>(input_row(cg, y));
             for (long b = 0; b < static_cast<long>(iw) * ip * 4; b += 64) __builtin_prefetch(line + b, 0, 2);
           }
         }
