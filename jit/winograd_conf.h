@@ -50,9 +50,11 @@ struct WinogradTransformConf {
   // read and written in place), else 1; at most kWinogradMaxDilation.
   int pixel_step = 1;
 
-  // On AVX-512 a group of columns of a tile stays in registers between the two passes
-  // (every variant, both ways); AVX2's 16 vectors go through a stack buffer.
-  bool in_registers() const { return !stack_pass && isa == Isa::avx512; }
+  // Whether a group of columns of a tile stays in registers between the two passes (the
+  // register form, winograd_reg_gen.cpp) instead of going through a stack buffer: every
+  // variant both ways on AVX-512; on AVX2 where the 16 vectors hold a group (F(4,3) both
+  // ways, the F(2,3) output; the output only while the activation's scratch registers fit).
+  bool in_registers() const;
   std::string name() const;
 };
 

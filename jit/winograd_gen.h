@@ -1,7 +1,8 @@
 // Emits a Winograd transform kernel from a WinogradTransformConf (see winograd_conf.h).
 // Two passes per tile: the rows (alpha values each), then the columns. The 1-D
 // transforms are the factored B^T / A^T of the points {0, +-1, +-2, +-1/2} and infinity.
-// Where the register file holds them (conf.in_registers(): AVX-512), the
+// Where the register file holds them (conf.in_registers(): AVX-512, and on AVX2 F(4,3)
+// both ways and the F(2,3) output), the
 // row pass computes one group of output columns of every row into registers and the
 // column pass transforms them straight out, overwriting dead values (no stack round
 // trip, no register copies; F(4,3), TSC ticks per tile of 16 channels, V / M in L2:
@@ -37,6 +38,7 @@ class WinogradTransformGenerator : public JitGenerator {
   enum Constant { kC0_25, kC0_5, kC1_25, kC2, kC2_5, kC4, kC4_25, kC5, kC5_25, kC8, kC16, kC32, kC0_125, kC0_0625,
                   kC0_03125, kConstantCount };
   Xbyak::Xmm vec(int index) const;
+  int vector_registers() const { return conf_.isa == Isa::avx512 ? 32 : 16; }
   Xbyak::Address constant(Constant c);
   int take();             // a free vector register
   void give(int reg);     // back to the pool

@@ -1,5 +1,5 @@
-// The register-resident forms of the Winograd transforms (AVX-512, every variant both
-// ways).
+// The register-resident forms of the Winograd transforms (AVX-512: every variant both
+// ways; AVX2: those whose column groups fit 16 vectors, WinogradTransformConf::in_registers).
 //
 // The stack form transforms every row of a tile into a stack buffer and reads it back for
 // the column pass: 36 extra stores and loads per F(4,3) tile, and the 1-D transforms copy
@@ -82,7 +82,7 @@ void WinogradTransformGenerator::generate_input_in_registers() {
   const WinogradTransformConf& c = conf_;
   const int A = c.m + 2;
   const long vbytes = c.vlen * 4L;
-  for (int r = 31; r >= 0; r--) free_.push_back(r);
+  for (int r = vector_registers() - 1; r >= 0; r--) free_.push_back(r);
   const bool f63 = c.m == 6;
   const int c4 = c.m != 2 ? take() : -1, c5 = c.m != 2 ? take() : -1;
   // F(6,3)'s other constants.
@@ -92,8 +92,11 @@ void WinogradTransformGenerator::generate_input_in_registers() {
   const Strides rows{r11, r13, r14, rdx};       // input rows: src_stride
   const Strides positions{r15, rax, rbx, rsi};  // V rows of positions: A * dst_stride
   const Reg64 panel = r12;                 // dst_stride: one position to the next
-  // Edge windows: values in the padding come from one register holding pad_value.
-  const int pad = c.edge.any() ? take() : -1;
+  // Edge windows: values in the padding come from one register holding pad_value, for the
+  // whole kernel on AVX-512; on AVX2 (no register to spare) loaded for each row that has
+  // such pixels and given back after it.
+  const bool pad_per_row = c.isa != Isa::avx512;
+  const int pad = c.edge.any() && !pad_per_row ? take() : -1;
   std::deque<Address> operands;  // keeps the memory operands in() hands out alive
 
   preamble();
@@ -109,10 +112,10 @@ void WinogradTransformGenerator::generate_input_in_registers() {
   for (const auto& k : constants)
     if (k.first >= 0) vmovups(vec(k.first), constant(k.second));
   if (pad >= 0) vbroadcastss(vec(pad), ptr[reg_args + offsetof(WinogradTransformArgs, pad_value)]);
-  const Xmm pad_value = pad >= 0 ? vec(pad) : vec(0);
+  Xmm pad_value = pad >= 0 ? vec(pad) : vec(0);
 
   // Row pass: the group's columns of row r, reading the row's pixels from memory.
-  auto row_columns = [&](const std::vector<int>& group, int r) {
+  auto row_columns_of = [&](const std::vector<int>& group, int r) {
     auto in = [&](int col) -> const Operand& {
       if (c.edge.outside(r, col, A)) return pad_value;
       operands.push_back(strided(*this, src, rows, r, col * c.pixel_step * vbytes));
@@ -211,6 +214,19 @@ void WinogradTransformGenerator::generate_input_in_registers() {
         return std::vector<int>{sum, x};
       }
     }
+  };
+  auto row_columns = [&](const std::vector<int>& group, int r) {
+    int row_pad = -1;
+    if (pad_per_row)
+      for (int col = 0; col < A && row_pad < 0; col++)
+        if (c.edge.outside(r, col, A)) {
+          row_pad = take();
+          vbroadcastss(vec(row_pad), ptr[reg_args + offsetof(WinogradTransformArgs, pad_value)]);
+          pad_value = vec(row_pad);
+        }
+    std::vector<int> results = row_columns_of(group, r);
+    if (row_pad >= 0) give(row_pad);
+    return results;
   };
   // Column pass: d (one column of the row results, dead afterwards) -> A positions.
   auto column_out = [&](std::vector<int> d) {
@@ -317,9 +333,22 @@ void WinogradTransformGenerator::generate_output_in_registers() {
   const WinogradTransformConf& c = conf_;
   const int A = c.m + 2;
   const long vbytes = c.vlen * 4L;
-  for (int r = 31; r >= 0; r--) free_.push_back(r);
+  for (int r = vector_registers() - 1; r >= 0; r--) free_.push_back(r);
   if (c.bias) bias_reg_ = take();
-  const int c2 = c.m == 4 ? take() : -1, c4 = c.m == 4 ? take() : -1, c8 = c.m == 4 ? take() : -1;
+  // F(4,3)'s constants: registers on AVX-512, memory operands on AVX2 (no registers to spare).
+  const bool constant_registers = c.m == 4 && c.isa == Isa::avx512;
+  const int c2 = constant_registers ? take() : -1, c4 = constant_registers ? take() : -1,
+            c8 = constant_registers ? take() : -1;
+  std::deque<Address> constant_operands;  // keeps the memory operands times() hands out alive
+  std::deque<Xmm> constant_vectors;
+  auto times = [&](int reg, Constant k) -> const Operand& {
+    if (reg >= 0) {
+      constant_vectors.push_back(vec(reg));
+      return constant_vectors.back();
+    }
+    constant_operands.push_back(constant(k));
+    return constant_operands.back();
+  };
   const Reg64 src = reg_src, dst = reg_dst, row_dst = r12, position_row = rax, position_rows = r15;
   const Strides positions{r11, r13, r14, r11};  // M positions of a row: src_stride (A <= 6: no s7)
   const Reg64 out_rows[4] = {rbx, rcx, rdx, rbp};  // output rows 0 .. m-1 of the tile
@@ -336,7 +365,7 @@ void WinogradTransformGenerator::generate_output_in_registers() {
     mov(out_rows[0], ptr[reg_args + offsetof(WinogradTransformArgs, bias)]);
     vmovups(vec(bias_reg_), ptr[out_rows[0]]);
   }
-  if (c.m == 4) {
+  if (constant_registers) {
     vmovups(vec(c2), constant(kC2));
     vmovups(vec(c4), constant(kC4));
     vmovups(vec(c8), constant(kC8));
@@ -362,15 +391,15 @@ void WinogradTransformGenerator::generate_output_in_registers() {
       vaddps(vec(b), vec(b), in(4));  // s34
       vaddps(vec(y), vec(a), in(0));  // y0 = t0 + s12 + s34
       vaddps(vec(y), vec(y), vec(b));
-      vfmadd231ps(vec(a), vec(b), vec(c4));  // y2 = s12 + 4 s34
+      vfmadd231ps(vec(a), vec(b), times(c4, kC4));  // y2 = s12 + 4 s34
       give(b);
       return std::vector<int>{y, a};
     }
     vsubps(vec(a), vec(a), in(2));  // d12
     vsubps(vec(b), vec(b), in(4));  // d34
     vaddps(vec(y), vec(a), in(5));  // y3 = d12 + t5 + 8 d34
-    vfmadd231ps(vec(y), vec(b), vec(c8));
-    vfmadd231ps(vec(a), vec(b), vec(c2));  // y1 = d12 + 2 d34
+    vfmadd231ps(vec(y), vec(b), times(c8, kC8));
+    vfmadd231ps(vec(a), vec(b), times(c2, kC2));  // y1 = d12 + 2 d34
     give(b);
     return std::vector<int>{a, y};
   };
@@ -395,12 +424,12 @@ void WinogradTransformGenerator::generate_output_in_registers() {
       vaddps(vec(t[0]), vec(t[0]), vec(t[1]));
       vaddps(vec(t[0]), vec(t[0]), vec(t[3]));
       put(0, t[0]);
-      vfmadd231ps(vec(t[1]), vec(t[3]), vec(c4));
+      vfmadd231ps(vec(t[1]), vec(t[3]), times(c4, kC4));
       put(2, t[1]);
       vaddps(vec(t[5]), vec(d12), vec(t[5]));
-      vfmadd231ps(vec(t[5]), vec(d34), vec(c8));
+      vfmadd231ps(vec(t[5]), vec(d34), times(c8, kC8));
       put(3, t[5]);
-      vfmadd231ps(vec(d12), vec(d34), vec(c2));
+      vfmadd231ps(vec(d12), vec(d34), times(c2, kC2));
       put(1, d12);
       give(d34);
       give(d12);

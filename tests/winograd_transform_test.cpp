@@ -1,11 +1,12 @@
-// The register-resident Winograd transforms (AVX-512: F(2,3), F(4,3), the F(6,3) input) against the stack
-// form they replace: same factorization, same roundings, so the outputs must match bit
-// for bit, over runs of tiles with arbitrary strides, bias, residual and activations.
-// (The convolution tests check both forms against the scalar reference: AVX-512 runs
-// the register form, JITCONV_ISA=avx2 the stack form.)
+// The register-resident Winograd transforms (AVX-512: every variant both ways; AVX2: F(4,3)
+// both ways and the F(2,3) output) against the stack form they replace: same
+// factorization, same roundings, so the outputs must match bit for bit, over runs of
+// tiles with arbitrary strides, edges, bias, residual and activations. (The convolution
+// tests check the forms each ISA runs against the scalar reference.)
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <map>
 #include <memory>
 #include <random>
 #include <vector>
@@ -26,7 +27,10 @@ WinogradTransformFn kernel_for(const WinogradTransformConf& conf) {
 
 // Runs one transform over `count` tiles in both forms and compares every float of the
 // destination (which starts out filled with the same garbage, so stray writes show too).
-void expect_forms_equal(WinogradTransformConf conf, int count, unsigned seed) {
+// Returns false (comparing nothing) where the ISA has no register form of `conf`.
+bool expect_forms_equal(WinogradTransformConf conf, int count, unsigned seed) {
+  conf.stack_pass = false;
+  if (!conf.in_registers()) return false;
   const int A = conf.m + 2, vlen = conf.vlen;
   const long vbytes = vlen * 4L;
   std::mt19937 rng(seed);
@@ -72,63 +76,92 @@ void expect_forms_equal(WinogradTransformConf conf, int count, unsigned seed) {
     kernel_for(conf)(&args);
     results[form] = dst;
   }
-  ASSERT_EQ(results[0].size(), results[1].size());
+  EXPECT_EQ(results[0].size(), results[1].size());
+  if (results[0].size() != results[1].size()) return true;
   long differ = 0;
   for (size_t i = 0; i < results[0].size(); i++) differ += memcmp(&results[0][i], &results[1][i], 4) != 0;
   EXPECT_EQ(differ, 0) << conf.name() << " count " << count;
   // And the transform wrote something: the destination is not the garbage it started as.
   EXPECT_NE(0, memcmp(results[0].data(), (conf.input ? panels : image).data(), results[0].size() * 4)) << conf.name();
+  return true;
 }
 
 }  // namespace
 
 TEST(WinogradTransform, RegisterFormMatchesStackFormBitForBit) {
-  if (!isa_supported(Isa::avx512)) GTEST_SKIP() << "the register form is AVX-512 only";
+  std::vector<Isa> isas;
+  for (Isa isa : {Isa::avx512, Isa::avx2})
+    if (isa_supported(isa)) isas.push_back(isa);
+  if (isas.empty()) GTEST_SKIP() << "needs AVX2 or AVX-512";
+  for (Isa isa : isas) {
+    // Transforms compared per variant and direction (AVX2 has no register form of some).
+    std::map<std::pair<int, bool>, int> compared;
+    auto expect_equal = [&](const WinogradTransformConf& conf, int count, unsigned seed) {
+      if (expect_forms_equal(conf, count, seed)) compared[{conf.m, conf.input}]++;
+    };
   for (int m : {2, 4, 6})
     for (int count : {1, 2, 5}) {
       WinogradTransformConf conf;
-      conf.isa = Isa::avx512;
-      conf.vlen = 16;
+      conf.isa = isa;
+      conf.vlen = isa_lanes(isa);
       conf.m = m;
       conf.input = true;
       // A dilated layer's sub-images: pixels 2 or 3 vectors apart, both ways.
       for (int step : {2, 3}) {
         conf.pixel_step = step;
-        expect_forms_equal(conf, count, 700 * m + 10 * step + count);
+        expect_equal(conf, count, 700 * m + 10 * step + count);
         conf.edge = WinogradEdge{1, 0, 2, 1};
-        expect_forms_equal(conf, count, 800 * m + 10 * step + count);
+        expect_equal(conf, count, 800 * m + 10 * step + count);
         conf.edge = WinogradEdge();
         conf.input = false;
         conf.bias = conf.residual = true;
         conf.act = Activation::parse("leaky:0.1");
-        expect_forms_equal(conf, count, 900 * m + 10 * step + count);
+        expect_equal(conf, count, 900 * m + 10 * step + count);
         conf.input = true;
         conf.bias = conf.residual = false;
         conf.act = Activation();
         conf.pixel_step = 1;
       }
-      expect_forms_equal(conf, count, 100 * m + count);
+      expect_equal(conf, count, 100 * m + count);
       // Edge windows (rows / columns in the padding read as pad_value), up to a window
       // entirely in the padding.
       const int A = m + 2;
       const WinogradEdge edges[] = {{1, 0, 0, 0}, {0, 2, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 3}, {2, 1, 1, 2}, {A, 0, 0, 0}};
       for (const WinogradEdge& edge : edges) {
         conf.edge = edge;
-        expect_forms_equal(conf, count, 600 * m + count);
+        expect_equal(conf, count, 600 * m + count);
       }
       conf.edge = WinogradEdge();
       conf.input = false;
-      expect_forms_equal(conf, count, 200 * m + count);
+      expect_equal(conf, count, 200 * m + count);
       conf.bias = true;
-      expect_forms_equal(conf, count, 300 * m + count);
+      expect_equal(conf, count, 300 * m + count);
       conf.residual = true;
       for (const char* act : {"relu", "leaky:0.1", "clip:-0.5:0.5", "sigmoid", "mish", "hardswish:0.2:0.5"}) {
         conf.act = Activation::parse(act);
-        expect_forms_equal(conf, count, 400 * m + count);
+        expect_equal(conf, count, 400 * m + count);
       }
       conf.bias = false;
-      expect_forms_equal(conf, count, 500 * m + count);
+      expect_equal(conf, count, 500 * m + count);
     }
+    // Every transform with a register form on this ISA was compared.
+    for (int m : {2, 4, 6})
+      for (bool input : {true, false}) {
+        WinogradTransformConf conf;
+        conf.isa = isa;
+        conf.m = m;
+        conf.input = input;
+        EXPECT_EQ(compared[std::make_pair(m, input)] > 0, conf.in_registers()) << conf.name();
+      }
+    if (isa == Isa::avx2) {
+      // Per count: inputs 2 dilation steps x (plain, edge) + plain + 6 edges; outputs 2
+      // dilation steps + 3 plain + 6 activations, of which sigmoid and mish need more
+      // scratch registers than the F(4,3) output leaves.
+      EXPECT_EQ(compared[std::make_pair(4, true)], 3 * 11);
+      EXPECT_EQ(compared[std::make_pair(4, false)], 3 * 9);
+      EXPECT_EQ(compared[std::make_pair(2, false)], 3 * 11);
+    }
+  }
 }
 
 TEST(WinogradTransform, FormsByIsaAndTile) {
@@ -141,10 +174,32 @@ TEST(WinogradTransform, FormsByIsaAndTile) {
     conf.input = false;
     EXPECT_TRUE(conf.in_registers()) << m;
   }
+  // AVX2's 16 vectors: F(4,3) both ways and the F(2,3) output (while the activation's
+  // scratch registers fit beside the bias); F(6,3) and the F(2,3) input go through the stack.
+  conf.isa = Isa::avx2;
+  for (int m : {2, 4, 6})
+    for (bool input : {true, false}) {
+      conf.m = m;
+      conf.input = input;
+      EXPECT_EQ(conf.in_registers(), m == 4 || (m == 2 && !input)) << conf.name();
+    }
+  conf.input = false;
+  conf.bias = true;
+  conf.act = Activation::parse("hardswish:0.2:0.5");  // one scratch register
+  conf.m = 4;
+  EXPECT_TRUE(conf.in_registers());
+  conf.act = Activation::parse("sigmoid");  // two
+  EXPECT_FALSE(conf.in_registers());
+  conf.bias = false;
+  EXPECT_TRUE(conf.in_registers());
+  conf.act = Activation::parse("mish");  // three
+  EXPECT_FALSE(conf.in_registers());
+  conf.m = 2;
+  EXPECT_TRUE(conf.in_registers());
+  conf.bias = false;
+  conf.act = Activation();
   conf.input = true;
   conf.m = 4;
-  conf.isa = Isa::avx2;
-  EXPECT_FALSE(conf.in_registers()) << "16 vectors: the stack form";
   conf.isa = Isa::avx512;
   conf.stack_pass = true;
   EXPECT_FALSE(conf.in_registers());
@@ -161,7 +216,7 @@ TEST(WinogradTransform, OutputEdgesStoreOnlyInside) {
   };
   std::vector<Form> forms;
   if (isa_supported(Isa::avx512)) forms.insert(forms.end(), {{Isa::avx512, false}, {Isa::avx512, true}});
-  if (isa_supported(Isa::avx2)) forms.push_back({Isa::avx2, true});
+  if (isa_supported(Isa::avx2)) forms.insert(forms.end(), {{Isa::avx2, false}, {Isa::avx2, true}});
   if (forms.empty()) GTEST_SKIP() << "needs AVX2 or AVX-512";
   for (const Form& form : forms)
     for (int m : {2, 4, 6}) {
