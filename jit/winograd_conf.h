@@ -52,8 +52,8 @@ struct WinogradTransformConf {
 
   // Whether a group of columns of a tile stays in registers between the two passes (the
   // register form, winograd_reg_gen.cpp) instead of going through a stack buffer: every
-  // variant both ways on AVX-512; on AVX2 where the 16 vectors hold a group (F(4,3) both
-  // ways, the F(2,3) output; the output only while the activation's scratch registers fit).
+  // variant both ways on AVX-512; on AVX2 where the 16 vectors hold a group (F(2,3) and
+  // F(4,3) both ways; the output only while the activation's scratch registers fit).
   bool in_registers() const;
   std::string name() const;
 };

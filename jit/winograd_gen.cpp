@@ -24,15 +24,16 @@ std::string WinogradTransformConf::name() const {
 
 // AVX2's 16 vectors: the F(4,3) input holds a column group's 12 row results, c4, c5 and two
 // temporaries (an edge window's pad value taken per row, in the row pass's spare register);
-// the F(4,3) output 12 row results, the bias, two temporaries (constants as memory
-// operands) and the activation's scratch; the F(2,3) output 8 row results. F(6,3)'s groups
-// (16 / 24 row results) and the F(2,3) input's (16) do not fit. TSC ticks per F(4,3) input
-// tile of 8 channels (Zen 3, 20 tiles x 8 packs, V 181 KB): stack 123, registers 83.
+// the F(2,3) input two columns' 8 row results (groups {0, 3} and {1, 2}); the F(4,3) output
+// 12 row results, the bias, two temporaries (constants as memory operands) and the
+// activation's scratch; the F(2,3) output 8 row results. F(6,3)'s groups (16 / 24 row
+// results) do not fit. TSC ticks per F(4,3) input tile of 8 channels (Zen 3, 20 tiles x 8
+// packs, V 181 KB): stack 123, registers 83.
 bool WinogradTransformConf::in_registers() const {
   if (stack_pass) return false;
   if (isa == Isa::avx512) return true;
   const int scratch = ActivationEmitter::temps_needed(isa, act);
-  if (input) return m == 4;
+  if (input) return m != 6;
   if (m == 4) return 14 + (bias ? 1 : 0) + scratch <= 16;
   if (m == 2) return 8 + (bias ? 1 : 0) + scratch <= 16;
   return false;

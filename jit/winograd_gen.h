@@ -1,8 +1,8 @@
 // Emits a Winograd transform kernel from a WinogradTransformConf (see winograd_conf.h).
 // Two passes per tile: the rows (alpha values each), then the columns. The 1-D
 // transforms are the factored B^T / A^T of the points {0, +-1, +-2, +-1/2} and infinity.
-// Where the register file holds them (conf.in_registers(): AVX-512, and on AVX2 F(4,3)
-// both ways and the F(2,3) output), the
+// Where the register file holds them (conf.in_registers(): AVX-512, and on AVX2 F(2,3)
+// and F(4,3) both ways), the
 // row pass computes one group of output columns of every row into registers and the
 // column pass transforms them straight out, overwriting dead values (no stack round
 // trip, no register copies; F(4,3), TSC ticks per tile of 16 channels, V / M in L2:

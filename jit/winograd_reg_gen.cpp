@@ -6,7 +6,7 @@
 // registers to keep their inputs. Here the row pass computes one group of output columns
 // of every row (columns that share subexpressions: F(4,3) input {0} {5} {1,2} {3,4},
 // output {0,2} {1,3}; F(6,3) input {0} {7} {1,2} {3,4} {5,6}, output {0,2,4} {1,3,5};
-// all four columns of F(2,3)) into registers, reading its inputs as
+// F(2,3) input all four columns (AVX2: {0,3} {1,2}), output both) into registers, reading its inputs as
 // memory operands, and the column pass transforms those registers straight to memory,
 // overwriting values as they die. Each output is the same sequence of roundings as the
 // stack form (same factorization, operands only commuted), so both give identical bits.
@@ -50,9 +50,11 @@ void set_strides(CodeGenerator& g, const Strides& s, int count) {
   if (count > 6) g.lea(s.s7, g.ptr[s.s3 + s.s1 * 4]);
 }
 
-// The groups of output columns the row pass computes together.
-std::vector<std::vector<int>> input_groups(int m) {
-  if (m == 2) return {{0, 1, 2, 3}};
+// The groups of output columns the row pass computes together. AVX2's 16 vectors hold two
+// F(2,3) input columns of 4 rows, not all four.
+std::vector<std::vector<int>> input_groups(int m, Isa isa) {
+  if (m == 2) return isa == Isa::avx512 ? std::vector<std::vector<int>>{{0, 1, 2, 3}}
+                                        : std::vector<std::vector<int>>{{0, 3}, {1, 2}};
   if (m == 4) return {{0}, {5}, {1, 2}, {3, 4}};
   return {{0}, {7}, {1, 2}, {3, 4}, {5, 6}};
 }
@@ -121,6 +123,23 @@ void WinogradTransformGenerator::generate_input_in_registers() {
       operands.push_back(strided(*this, src, rows, r, col * c.pixel_step * vbytes));
       return operands.back();
     };
+    if (c.m == 2 && group.size() == 2) {
+      if (group[0] == 0) {  // d2 - d0, d3 - d1
+        const int r0 = take(), r3 = take();
+        vmovups(vec(r0), in(2));
+        vsubps(vec(r0), vec(r0), in(0));
+        vmovups(vec(r3), in(3));
+        vsubps(vec(r3), vec(r3), in(1));
+        return std::vector<int>{r0, r3};
+      }
+      const int x1 = take(), x2 = take(), r1 = take();  // d1 + d2, d2 - d1
+      vmovups(vec(x1), in(1));
+      vmovups(vec(x2), in(2));
+      vaddps(vec(r1), vec(x1), vec(x2));
+      vsubps(vec(x2), vec(x2), vec(x1));
+      give(x1);
+      return std::vector<int>{r1, x2};
+    }
     if (c.m == 2) {
       const int x1 = take(), x2 = take(), r0 = take(), r1 = take(), r3 = take();
       vmovups(vec(x2), in(2));
@@ -308,7 +327,7 @@ void WinogradTransformGenerator::generate_input_in_registers() {
   };
 
   tile_loop([&] {
-    for (const std::vector<int>& group : input_groups(c.m))
+    for (const std::vector<int>& group : input_groups(c.m, c.isa))
       rows_then_columns(
           A, group, [&](int r) { return row_columns(group, r); },
           [&](const std::vector<int>& t, int j) {
