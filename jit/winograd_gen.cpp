@@ -32,11 +32,10 @@ std::string WinogradTransformConf::name() const {
 bool WinogradTransformConf::in_registers() const {
   if (stack_pass) return false;
   if (isa == Isa::avx512) return true;
-  const int scratch = ActivationEmitter::temps_needed(isa, act);
   if (input) return m != 6;
-  if (m == 4) return 14 + (bias ? 1 : 0) + scratch <= 16;
-  if (m == 2) return 8 + (bias ? 1 : 0) + scratch <= 16;
-  return false;
+  if (m == 6) return false;
+  const int row_results = m == 4 ? 14 : 8;  // F(4,3): with the column pass's two temporaries
+  return row_results + (bias ? 1 : 0) + ActivationEmitter::temps_needed(isa, act) <= 16;
 }
 
 WinogradTransformGenerator::WinogradTransformGenerator(const WinogradTransformConf& conf)
@@ -261,8 +260,7 @@ void WinogradTransformGenerator::generate() {
   }
   const WinogradTransformConf& c = conf_;
   const int A = c.m + 2, vbytes = c.vlen * 4;
-  const int regs = c.isa == Isa::avx512 ? 32 : 16;
-  for (int r = regs - 1; r >= 0; r--) free_.push_back(r);
+  for (int r = vector_registers() - 1; r >= 0; r--) free_.push_back(r);
   if (c.bias) bias_reg_ = take();
 
   preamble();

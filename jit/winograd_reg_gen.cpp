@@ -235,14 +235,13 @@ void WinogradTransformGenerator::generate_input_in_registers() {
     }
   };
   auto row_columns = [&](const std::vector<int>& group, int r) {
-    int row_pad = -1;
-    if (pad_per_row)
-      for (int col = 0; col < A && row_pad < 0; col++)
-        if (c.edge.outside(r, col, A)) {
-          row_pad = take();
-          vbroadcastss(vec(row_pad), ptr[reg_args + offsetof(WinogradTransformArgs, pad_value)]);
-          pad_value = vec(row_pad);
-        }
+    bool row_in_padding = false;
+    for (int col = 0; col < A; col++) row_in_padding |= c.edge.outside(r, col, A);
+    const int row_pad = pad_per_row && row_in_padding ? take() : -1;
+    if (row_pad >= 0) {
+      vbroadcastss(vec(row_pad), ptr[reg_args + offsetof(WinogradTransformArgs, pad_value)]);
+      pad_value = vec(row_pad);
+    }
     std::vector<int> results = row_columns_of(group, r);
     if (row_pad >= 0) give(row_pad);
     return results;
@@ -488,7 +487,7 @@ void WinogradTransformGenerator::generate_output63_in_registers() {
   const WinogradTransformConf& c = conf_;
   const int A = 8;
   const long vbytes = c.vlen * 4L;
-  for (int r = 31; r >= 0; r--) free_.push_back(r);
+  for (int r = vector_registers() - 1; r >= 0; r--) free_.push_back(r);
   if (c.bias) bias_reg_ = take();
   const Reg64 src = reg_src, dst = reg_dst;
   const Reg64 s1 = r11, s3 = r12, row_lo = rax, row_hi = r13;  // row_hi also the row stride at tile start
