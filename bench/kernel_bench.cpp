@@ -8,17 +8,17 @@
 // 36 tiles x 96 channels through L2 as a 35x35 layer's block does. items_per_second counts
 // tiles of one pack (vlen channels).
 // gemm/mURxNR/kK: the GEMM microkernel on 4 chunk groups of ur_oc x vlen channels, 48
-// pixels, K deep, all in L1: its FLOPS against `jitconv peak` is the kernel's efficiency.
+// pixels, K deep (rounded up to whole vectors), all in L1: its FLOPS against `jitconv peak` is the kernel's efficiency.
 #include <benchmark/benchmark.h>
 
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "jit/gemm_gen.h"
 #include "jit/kernel_registry.h"
 #include "jit/winograd_gen.h"
 #include "runtime/cpu.h"
+#include "runtime/gemm_kernel_cache.h"
 
 namespace jitconv {
 namespace {
@@ -81,19 +81,17 @@ void bm_gemm(benchmark::State& state, int ur_oc, int nr, int k) {
     return;
   }
   const int vlen = isa_lanes(isa), pixels = 48, groups = 4;
-  GemmConf conf;
-  conf.isa = isa;
-  conf.vlen = vlen;
-  conf.ur_oc = ur_oc;
-  conf.nr = nr;
-  conf.n_tail = pixels % nr;
-  conf.k_pack = vlen;
-  conf.b_pixel_stride = vlen * 4L;
-  conf.out_pack = vlen;
-  conf.last_chunk_lanes = vlen;
-  const JitKernelPtr kernel =
-      KernelRegistry::instance().get(conf.name(), [conf] { return std::make_unique<GemmGenerator>(conf); });
-  const auto fn = kernel->entry<GemmKernelFn>();
+  k = (k + vlen - 1) / vlen * vlen;  // whole packs of K (AVX-512: 24 -> 32)
+  GemmConf base;
+  base.isa = isa;
+  base.vlen = vlen;
+  base.ur_oc = ur_oc;
+  base.nr = nr;
+  base.k_pack = vlen;
+  base.b_pixel_stride = vlen * 4L;
+  base.out_pack = vlen;
+  const GemmKernelCache cache(base, groups * ur_oc * vlen);
+  const GemmKernelCache::Kernel kernel = cache.get(0, pixels % nr);
   const long a_floats = static_cast<long>(k) * ur_oc * vlen;
   std::vector<float> a(a_floats * groups, 0.01f), b(static_cast<long>(k) * pixels, 0.02f),
       c(static_cast<long>(pixels) * ur_oc * vlen * groups);
@@ -108,13 +106,13 @@ void bm_gemm(benchmark::State& state, int ur_oc, int nr, int k) {
     for (int g = 0; g < groups; g++) {
       args.a = a.data() + g * a_floats;
       args.c = c.data() + static_cast<long>(g) * pixels * ur_oc * vlen;
-      fn(&args);
+      kernel.fn(&args);
     }
     benchmark::ClobberMemory();
   }
   const double flops = 2.0 * k * pixels * ur_oc * vlen * groups;
   state.counters["FLOPS"] = benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
-  state.SetLabel(kernel->name());
+  state.SetLabel(kernel.conf->name());
 }
 
 // Registered before main() runs (conv_bench.cpp's main initializes the library).
@@ -128,13 +126,9 @@ const bool registered = [] {
       }
   for (const auto& tile : std::vector<std::pair<int, int>>{{3, 4}, {2, 6}})
     for (int k : {24, 64, 256}) {
-      // AVX-512's 16 lanes: K must hold whole packs.
-      const int k_rounded = (k + 15) / 16 * 16;
       const std::string name = "gemm/m" + std::to_string(tile.first) + "xn" + std::to_string(tile.second) + "/k" +
                                std::to_string(k);
-      benchmark::RegisterBenchmark(name.c_str(), [tile, k, k_rounded](benchmark::State& state) {
-        bm_gemm(state, tile.first, tile.second, isa_lanes(current_isa()) == 16 ? k_rounded : k);
-      });
+      benchmark::RegisterBenchmark(name.c_str(), bm_gemm, tile.first, tile.second, k);
     }
   return true;
 }();

@@ -2,10 +2,10 @@
 // Two passes per tile: the rows (alpha values each), then the columns. The 1-D
 // transforms are the factored B^T / A^T of the points {0, +-1, +-2, +-1/2} and infinity.
 // Where the register file holds them (conf.in_registers(): AVX-512, and on AVX2 F(2,3)
-// and F(4,3) both ways), the
-// row pass computes one group of output columns of every row into registers and the
-// column pass transforms them straight out, overwriting dead values (no stack round
-// trip, no register copies; F(4,3), TSC ticks per tile of 16 channels, V / M in L2:
+// and F(4,3) both ways), the row pass computes one group of output columns of every row
+// into registers and the column pass transforms them straight out, overwriting dead
+// values (no stack round trip, no register copies; F(4,3), TSC ticks per tile of 16
+// channels, V / M in L2:
 // output 231 -> 159, input 400 -> 360; in L1: 126 -> 99 and 136-168 -> 116). Otherwise the
 // row pass goes through a stack buffer, constants are broadcast memory operands and
 // registers are reused as soon as a value is dead so AVX2's 16 suffice.

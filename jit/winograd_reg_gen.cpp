@@ -6,8 +6,8 @@
 // registers to keep their inputs. Here the row pass computes one group of output columns
 // of every row (columns that share subexpressions: F(4,3) input {0} {5} {1,2} {3,4},
 // output {0,2} {1,3}; F(6,3) input {0} {7} {1,2} {3,4} {5,6}, output {0,2,4} {1,3,5};
-// F(2,3) input all four columns (AVX2: {0,3} {1,2}), output both) into registers, reading its inputs as
-// memory operands, and the column pass transforms those registers straight to memory,
+// F(2,3) input all four columns (AVX2: {0,3} {1,2}), output both) into registers, reading
+// its inputs as memory operands, and the column pass transforms those registers straight to memory,
 // overwriting values as they die. Each output is the same sequence of roundings as the
 // stack form (same factorization, operands only commuted), so both give identical bits.
 #include <cstddef>

@@ -99,51 +99,52 @@ TEST(WinogradTransform, RegisterFormMatchesStackFormBitForBit) {
     auto expect_equal = [&](const WinogradTransformConf& conf, int count, unsigned seed) {
       if (expect_forms_equal(conf, count, seed)) compared[{conf.m, conf.input}]++;
     };
-  for (int m : {2, 4, 6})
-    for (int count : {1, 2, 5}) {
-      WinogradTransformConf conf;
-      conf.isa = isa;
-      conf.vlen = isa_lanes(isa);
-      conf.m = m;
-      conf.input = true;
-      // A dilated layer's sub-images: pixels 2 or 3 vectors apart, both ways.
-      for (int step : {2, 3}) {
-        conf.pixel_step = step;
-        expect_equal(conf, count, 700 * m + 10 * step + count);
-        conf.edge = WinogradEdge{1, 0, 2, 1};
-        expect_equal(conf, count, 800 * m + 10 * step + count);
+    for (int m : {2, 4, 6})
+      for (int count : {1, 2, 5}) {
+        WinogradTransformConf conf;
+        conf.isa = isa;
+        conf.vlen = isa_lanes(isa);
+        conf.m = m;
+        conf.input = true;
+        // A dilated layer's sub-images: pixels 2 or 3 vectors apart, both ways.
+        for (int step : {2, 3}) {
+          conf.pixel_step = step;
+          expect_equal(conf, count, 700 * m + 10 * step + count);
+          conf.edge = WinogradEdge{1, 0, 2, 1};
+          expect_equal(conf, count, 800 * m + 10 * step + count);
+          conf.edge = WinogradEdge();
+          conf.input = false;
+          conf.bias = conf.residual = true;
+          conf.act = Activation::parse("leaky:0.1");
+          expect_equal(conf, count, 900 * m + 10 * step + count);
+          conf.input = true;
+          conf.bias = conf.residual = false;
+          conf.act = Activation();
+          conf.pixel_step = 1;
+        }
+        expect_equal(conf, count, 100 * m + count);
+        // Edge windows (rows / columns in the padding read as pad_value), up to a window
+        // entirely in the padding.
+        const int A = m + 2;
+        const WinogradEdge edges[] = {{1, 0, 0, 0}, {0, 2, 0, 0}, {0, 0, 1, 0},
+                                      {0, 0, 0, 3}, {2, 1, 1, 2}, {A, 0, 0, 0}};
+        for (const WinogradEdge& edge : edges) {
+          conf.edge = edge;
+          expect_equal(conf, count, 600 * m + count);
+        }
         conf.edge = WinogradEdge();
         conf.input = false;
-        conf.bias = conf.residual = true;
-        conf.act = Activation::parse("leaky:0.1");
-        expect_equal(conf, count, 900 * m + 10 * step + count);
-        conf.input = true;
-        conf.bias = conf.residual = false;
-        conf.act = Activation();
-        conf.pixel_step = 1;
+        expect_equal(conf, count, 200 * m + count);
+        conf.bias = true;
+        expect_equal(conf, count, 300 * m + count);
+        conf.residual = true;
+        for (const char* act : {"relu", "leaky:0.1", "clip:-0.5:0.5", "sigmoid", "mish", "hardswish:0.2:0.5"}) {
+          conf.act = Activation::parse(act);
+          expect_equal(conf, count, 400 * m + count);
+        }
+        conf.bias = false;
+        expect_equal(conf, count, 500 * m + count);
       }
-      expect_equal(conf, count, 100 * m + count);
-      // Edge windows (rows / columns in the padding read as pad_value), up to a window
-      // entirely in the padding.
-      const int A = m + 2;
-      const WinogradEdge edges[] = {{1, 0, 0, 0}, {0, 2, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 3}, {2, 1, 1, 2}, {A, 0, 0, 0}};
-      for (const WinogradEdge& edge : edges) {
-        conf.edge = edge;
-        expect_equal(conf, count, 600 * m + count);
-      }
-      conf.edge = WinogradEdge();
-      conf.input = false;
-      expect_equal(conf, count, 200 * m + count);
-      conf.bias = true;
-      expect_equal(conf, count, 300 * m + count);
-      conf.residual = true;
-      for (const char* act : {"relu", "leaky:0.1", "clip:-0.5:0.5", "sigmoid", "mish", "hardswish:0.2:0.5"}) {
-        conf.act = Activation::parse(act);
-        expect_equal(conf, count, 400 * m + count);
-      }
-      conf.bias = false;
-      expect_equal(conf, count, 500 * m + count);
-    }
     // Every transform with a register form on this ISA was compared.
     for (int m : {2, 4, 6})
       for (bool input : {true, false}) {
