@@ -21,67 +21,27 @@
 #include "runtime/conv_depthwise_grouped.h"
 #include "runtime/error.h"
 #include "runtime/packing.h"
+#include "tests/conv_shape_builder.h"
 #include "tests/conv_tester.h"
 #include "tests/test_util.h"
 
 namespace jitconv {
 namespace test {
 
-class DwTester {
+class DwTester : public ConvShapeBuilder<DwTester> {
  public:
+  DwTester() : ConvShapeBuilder(9, 9, 7) {}
+
   DwTester& channels(int c) { ic_ = oc_ = groups_ = c; return *this; }
   DwTester& channels(int ic, int oc) { ic_ = ic; oc_ = oc; return *this; }
   DwTester& groups(int g) { groups_ = g; return *this; }
-  DwTester& input(int h, int w) { ih_ = h; iw_ = w; return *this; }
-  DwTester& kernel(int k) { kh_ = kw_ = k; return *this; }
-  DwTester& kernel(int h, int w) { kh_ = h; kw_ = w; return *this; }
-  DwTester& stride(int s) { sh_ = sw_ = s; return *this; }
-  DwTester& stride(int h, int w) { sh_ = h; sw_ = w; return *this; }
-  DwTester& dilation(int d) { dh_ = dw_ = d; return *this; }
-  DwTester& dilation(int h, int w) { dh_ = h; dw_ = w; return *this; }
-  DwTester& pad(int p) { pt_ = pl_ = pb_ = pr_ = p; return *this; }
-  DwTester& pad(int top, int left, int bottom, int right) {
-    pt_ = top; pl_ = left; pb_ = bottom; pr_ = right;
-    return *this;
-  }
-  DwTester& pad_value(float v) { pad_value_ = v; return *this; }
-  DwTester& bias(bool b) { bias_ = b; return *this; }
-  DwTester& act(const std::string& a) { act_ = Activation::parse(a); return *this; }
-  DwTester& isa(Isa i) { isa_ = i; return *this; }
-  // 0 = the elempack a network would use for the channel count.
+  using ConvShapeBuilder::elempack;
   DwTester& elempack(int p) { in_pack_ = out_pack_ = p; return *this; }
-  DwTester& elempack(int in, int out) { in_pack_ = in; out_pack_ = out; return *this; }
-  DwTester& threads(int n) { threads_ = n; return *this; }
-  DwTester& seed(uint32_t s) { seed_ = s; return *this; }
   DwTester& kernel_kind(ConvDepthwise::Kernel k) { kind_ = k; return *this; }
   // Expect the depthwise path to run generated code (true) or the loops (false).
   DwTester& expect_generated(bool g) { expect_generated_ = g ? 1 : 0; return *this; }
 
-  ConvParams params() const {
-    ConvParams p;
-    p.ic = ic_;
-    p.oc = oc_;
-    p.kh = kh_;
-    p.kw = kw_;
-    p.sh = sh_;
-    p.sw = sw_;
-    p.dh = dh_;
-    p.dw = dw_;
-    p.pad_top = pt_;
-    p.pad_left = pl_;
-    p.pad_bottom = pb_;
-    p.pad_right = pr_;
-    p.pad_value = pad_value_;
-    p.bias = bias_;
-    p.act = act_;
-    return p;
-  }
-
-  std::string label() const {
-    return params().to_string() + " g" + std::to_string(groups_) + " in " + std::to_string(ih_) + "x" +
-           std::to_string(iw_) + " isa " + isa_name(isa_) + " elempack " + std::to_string(in_pack_) + "->" +
-           std::to_string(out_pack_) + " threads " + std::to_string(threads_);
-  }
+  std::string label() const { return shape_label() + " groups " + std::to_string(groups_); }
 
   // Returns the output (oc x oh x ow, dense) for bit-identity checks between runs.
   std::vector<float> test_depthwise() const {
@@ -114,62 +74,20 @@ class DwTester {
   std::vector<float> run(Make make) const {
     SCOPED_TRACE(label());
     const ConvParams p = params();
-    int oh = 0, ow = 0;
-    p.output_size(ih_, iw_, oh, ow);
+    const ConvDesc d = reference_desc(groups_);
+    const int oh = d.oh, ow = d.ow;
     const int icg = ic_ / groups_;
     const std::vector<float> src = random_vector(static_cast<size_t>(ic_) * ih_ * iw_, seed_);
     const std::vector<float> weights = random_vector(static_cast<size_t>(oc_) * icg * kh_ * kw_, seed_ + 1);
     const std::vector<float> bias = random_vector(oc_, seed_ + 2);
 
-    ConvDesc d;
-    d.mb = 1;
-    d.g = groups_;
-    d.ic = ic_;
-    d.ih = ih_;
-    d.iw = iw_;
-    d.oc = oc_;
-    d.oh = oh;
-    d.ow = ow;
-    d.kh = kh_;
-    d.kw = kw_;
-    d.sh = sh_;
-    d.sw = sw_;
-    d.dilation_h = dh_;
-    d.dilation_w = dw_;
-    const ConvPads pads = p.pads_for(ih_, iw_);
-    d.pad_top = pads.top;
-    d.pad_left = pads.left;
-    d.pad_bottom = pads.bottom;
-    d.pad_right = pads.right;
     std::vector<float> expected(static_cast<size_t>(oc_) * oh * ow);
     reference_conv2d(d, src.data(), weights.data(), bias_ ? bias.data() : nullptr, expected.data(), act_, pad_value_);
 
     const int in_pack = in_pack_ ? in_pack_ : preferred_elempack(isa_, ic_);
     const int out_pack = out_pack_ ? out_pack_ : preferred_elempack(isa_, oc_);
     std::unique_ptr<ConvImpl> impl = make(p, weights.data(), bias_ ? bias.data() : nullptr, in_pack, out_pack);
-    Option opt;
-    opt.num_threads = threads_;
-    Mat plain(iw_, ih_, ic_);
-    for (int c = 0; c < ic_; c++)
-      std::copy(src.begin() + static_cast<long>(c) * ih_ * iw_, src.begin() + static_cast<long>(c + 1) * ih_ * iw_,
-                static_cast<float*>(plain.channel(c).data));
-    Mat packed;
-    convert_packing(plain, packed, in_pack, opt);
-    EXPECT_EQ(packed.elempack, in_pack);
-    Mat top;
-    impl->forward(packed, top, opt);
-    EXPECT_EQ(top.elempack, impl->out_elempack());
-    Mat out;
-    convert_packing(top, out, 1, opt);
-    EXPECT_EQ(out.w, ow);
-    EXPECT_EQ(out.h, oh);
-    EXPECT_EQ(out.c, oc_);
-    std::vector<float> got(expected.size());
-    if (out.w != ow || out.h != oh || out.c != oc_) return got;
-    for (int c = 0; c < oc_; c++)
-      std::copy(static_cast<const float*>(out.channel(c).data),
-                static_cast<const float*>(out.channel(c).data) + static_cast<long>(oh) * ow,
-                got.begin() + static_cast<long>(c) * oh * ow);
+    const std::vector<float> got = run_planar(*impl, src, in_pack, impl->out_elempack(), oh, ow);
     const ErrorStats s = compare(got.data(), expected.data(), got.size());
     const double k = static_cast<double>(icg) * kh_ * kw_;
     const double tol = 2e-7 * std::sqrt(k) + 1e-6;
@@ -179,19 +97,7 @@ class DwTester {
     return got;
   }
 
-  int ic_ = 16, oc_ = 16, groups_ = 16;
-  int ih_ = 9, iw_ = 9;
-  int kh_ = 3, kw_ = 3;
-  int sh_ = 1, sw_ = 1;
-  int dh_ = 1, dw_ = 1;
-  int pt_ = 0, pl_ = 0, pb_ = 0, pr_ = 0;
-  float pad_value_ = 0.f;
-  bool bias_ = true;
-  Activation act_;
-  Isa isa_ = Isa::avx512;
-  int in_pack_ = 0, out_pack_ = 0;
-  int threads_ = 1;
-  uint32_t seed_ = 7;
+  int groups_ = 16;
   ConvDepthwise::Kernel kind_ = ConvDepthwise::Kernel::automatic;
   int expect_generated_ = -1;
 };

@@ -31,30 +31,8 @@ float abs_max(const float* v, size_t n) {
 
 }  // namespace
 
-ConvParams Int8ConvTester::params() const {
-  ConvParams p;
-  p.ic = ic_;
-  p.oc = oc_;
-  p.kh = kh_;
-  p.kw = kw_;
-  p.sh = sh_;
-  p.sw = sw_;
-  p.dh = dh_;
-  p.dw = dw_;
-  p.pad_top = pt_;
-  p.pad_left = pl_;
-  p.pad_bottom = pb_;
-  p.pad_right = pr_;
-  p.pad_value = pad_value_;
-  p.bias = bias_;
-  p.act = act_;
-  return p;
-}
-
 std::string Int8ConvTester::label() const {
-  std::string s = params().to_string() + " in " + std::to_string(ih_) + "x" + std::to_string(iw_) + " isa " +
-                  isa_name(isa_) + " elempack " + std::to_string(in_pack_) + "->" + std::to_string(out_pack_) +
-                  " threads " + std::to_string(threads_);
+  std::string s = shape_label();
   if (tuning_.dot) s += std::string(" dot ") + int8_dot_name(*tuning_.dot);
   if (tuning_.form) s += *tuning_.form == ConvInt8::Form::rows ? " form rows" : " form im2col";
   s += fp32_weights_ ? " fp32 weights" : " int8 weights";
@@ -65,28 +43,8 @@ std::string Int8ConvTester::label() const {
 
 Int8ConvTester::Problem Int8ConvTester::make_problem() const {
   Problem pr;
-  const ConvParams p = params();
-  int oh = 0, ow = 0;
-  p.output_size(ih_, iw_, oh, ow);
-  const ConvPads pads = p.pads_for(ih_, iw_);
-  ConvDesc& d = pr.desc;
-  d.mb = 1;
-  d.ic = ic_;
-  d.ih = ih_;
-  d.iw = iw_;
-  d.oc = oc_;
-  d.oh = oh;
-  d.ow = ow;
-  d.kh = kh_;
-  d.kw = kw_;
-  d.sh = sh_;
-  d.sw = sw_;
-  d.dilation_h = dh_;
-  d.dilation_w = dw_;
-  d.pad_top = pads.top;
-  d.pad_left = pads.left;
-  d.pad_bottom = pads.bottom;
-  d.pad_right = pads.right;
+  pr.desc = reference_desc();
+  const ConvDesc& d = pr.desc;
 
   const long per_oc = static_cast<long>(ic_) * kh_ * kw_;
   pr.src = random_vector(static_cast<size_t>(ic_) * ih_ * iw_, seed_);
@@ -122,7 +80,7 @@ Int8ConvTester::Problem Int8ConvTester::make_problem() const {
   for (int o = 0; o < oc_; o++)
     pr.scale_in[o] = pr.weight_scales[o] == 0.f ? 0.f : 1.f / (pr.bottom * pr.weight_scales[o]);
 
-  const size_t out_count = static_cast<size_t>(oc_) * oh * ow;
+  const size_t out_count = static_cast<size_t>(oc_) * d.oh * d.ow;
   pr.fp32_out.resize(out_count);
   reference_conv2d(d, pr.src.data(), pr.weights_fp32.data(), bias_ ? pr.bias.data() : nullptr, pr.fp32_out.data(), act_,
                    pad_value_);

@@ -28,6 +28,7 @@
 #include "reference/conv_ref.h"
 #include "runtime/conv_int8.h"
 #include "runtime/conv_int8_impl.h"
+#include "tests/conv_shape_builder.h"
 #include "runtime/packing.h"
 #include "tests/test_util.h"
 
@@ -62,32 +63,12 @@ inline std::vector<std::pair<Isa, Int8Dot>> int8_kernel_variants() {
   return v;
 }
 
-class Int8ConvTester {
+class Int8ConvTester : public ConvShapeBuilder<Int8ConvTester> {
  public:
-  Int8ConvTester& ic(int v) { ic_ = v; return *this; }
-  Int8ConvTester& oc(int v) { oc_ = v; return *this; }
-  Int8ConvTester& input(int h, int w) { ih_ = h; iw_ = w; return *this; }
-  Int8ConvTester& kernel(int k) { kh_ = kw_ = k; return *this; }
-  Int8ConvTester& kernel(int h, int w) { kh_ = h; kw_ = w; return *this; }
-  Int8ConvTester& stride(int s) { sh_ = sw_ = s; return *this; }
-  Int8ConvTester& stride(int h, int w) { sh_ = h; sw_ = w; return *this; }
-  Int8ConvTester& dilation(int d) { dh_ = dw_ = d; return *this; }
-  Int8ConvTester& dilation(int h, int w) { dh_ = h; dw_ = w; return *this; }
-  Int8ConvTester& pad(int p) { pt_ = pl_ = pb_ = pr_ = p; return *this; }
-  Int8ConvTester& pad(int top, int left, int bottom, int right) {
-    pt_ = top; pl_ = left; pb_ = bottom; pr_ = right;
-    return *this;
-  }
-  Int8ConvTester& pad_value(float v) { pad_value_ = v; return *this; }
-  Int8ConvTester& bias(bool b) { bias_ = b; return *this; }
-  Int8ConvTester& act(const std::string& a) { act_ = Activation::parse(a); return *this; }
-  Int8ConvTester& isa(Isa i) { isa_ = i; return *this; }
+  Int8ConvTester() : ConvShapeBuilder(7, 8, 11) {}
+
   Int8ConvTester& dot(Int8Dot d) { tuning_.dot = d; return *this; }
   Int8ConvTester& form(ConvInt8::Form f) { tuning_.form = f; return *this; }
-  // 0 = the elempack a network would use for that channel count.
-  Int8ConvTester& elempack(int in, int out) { in_pack_ = in; out_pack_ = out; return *this; }
-  Int8ConvTester& threads(int n) { threads_ = n; return *this; }
-  Int8ConvTester& seed(uint32_t s) { seed_ = s; return *this; }
   Int8ConvTester& requantize(bool r) { requantize_ = r; return *this; }
   Int8ConvTester& fp32_weights(bool f) { fp32_weights_ = f; return *this; }
   // int8 weight mode: input scale 2^log2 and weights drawn from [-max, max].
@@ -103,7 +84,6 @@ class Int8ConvTester {
   // The last output channel gets all-zero weights and weight scale 0.
   Int8ConvTester& zero_channel(bool z) { zero_channel_ = z; return *this; }
 
-  ConvParams params() const;
   std::string label() const;
   // Runs the case and returns the output (oc x oh x ow).
   std::vector<float> test() const;
@@ -113,20 +93,7 @@ class Int8ConvTester {
   Problem make_problem() const;
   void check_bound(const Problem& pr, const std::vector<float>& out, const char* what) const;
 
-  int ic_ = 16, oc_ = 16;
-  int ih_ = 7, iw_ = 8;
-  int kh_ = 3, kw_ = 3;
-  int sh_ = 1, sw_ = 1;
-  int dh_ = 1, dw_ = 1;
-  int pt_ = 0, pl_ = 0, pb_ = 0, pr_ = 0;
-  float pad_value_ = 0.f;
-  bool bias_ = true;
-  Activation act_;
-  Isa isa_ = Isa::avx512;
   ConvInt8::Tuning tuning_;
-  int in_pack_ = 0, out_pack_ = 0;
-  int threads_ = 1;
-  uint32_t seed_ = 11;
   bool requantize_ = false;
   bool fp32_weights_ = false;
   int bottom_log2_ = 6;
