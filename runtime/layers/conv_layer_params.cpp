@@ -38,8 +38,9 @@ void ConvLayerParams::check_conv_geometry(const std::string& label) const {
 
 void ConvLayerParams::check_conv_weights(const std::string& label) const {
   if (weight_data_size <= 0 && !dynamic_weight) fail(label, ": weight_data_size (6) must be positive");
-  if (weight_data_size % (num_output * kernel_w * kernel_h) != 0)
-    fail(label, ": weight_data_size ", weight_data_size, " is not a multiple of num_output*kernel_w*kernel_h");
+  if (weight_data_size % weights_per_input() != 0)
+    fail(label, ": weight_data_size ", weight_data_size, " is not a multiple of num_output*kernel_w*kernel_h = ",
+         weights_per_input());
   Activation::from_ncnn(activation_type, activation_floats());  // validates
 }
 

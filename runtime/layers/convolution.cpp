@@ -49,7 +49,7 @@ void Convolution::load_model(const ModelBin& mb) {
 }
 
 ConvParams Convolution::params() const {
-  return conv_params(weight_data_size / (num_output * kernel_w * kernel_h));
+  return conv_params(static_cast<int>(weight_data_size / weights_per_input()));
 }
 
 std::unique_ptr<ConvImpl> Convolution::make_impl(const std::string& algo, const ConvParams& p, const float* weights,

@@ -47,7 +47,7 @@ void ConvolutionDepthWise::load_model(const ModelBin& mb) {
 }
 
 ConvParams ConvolutionDepthWise::params() const {
-  return conv_params(weight_data_size / (num_output * kernel_w * kernel_h) * group);
+  return conv_params(static_cast<int>(weight_data_size / weights_per_input() * group));
 }
 
 bool ConvolutionDepthWise::is_depthwise() const {
