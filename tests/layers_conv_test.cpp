@@ -159,12 +159,15 @@ TEST(LayersConv, RejectsBadParameters) {
   EXPECT_NE(load(dw, {{0, 8}, {1, 3}, {6, 72}, {7, 8}, {3, 0}}).find("stride"), std::string::npos);
   EXPECT_NE(load(dw, {{0, 8}, {1, 3}, {6, 72}, {7, 8}, {4, -1}}).find("pad -1"), std::string::npos);
   EXPECT_NE(load(dw, {{0, 8}, {1, 3}, {6, 72}, {7, 8}, {9, 9}}).find("activation"), std::string::npos);
-  // num_output * kernel area past INT_MAX (found by the model fuzzer: an int product
-  // overflowed): rejected with the exact 64-bit product, for both layer types.
-  EXPECT_NE(load("Convolution", {{0, 3}, {1, 35531}, {6, 27}})
-                .find("weight_data_size 27 is not a multiple of num_output*kernel_w*kernel_h = 3787355883"),
-            std::string::npos);
-  EXPECT_NE(load(dw, {{0, 3}, {1, 35531}, {6, 27}, {7, 3}}).find("= 3787355883"), std::string::npos);
+  // num_output * kernel area past INT_MAX, in 32 and in 64 bits (found by the model fuzzer
+  // under UBSan: the products overflowed): rejected, for both layer types, static weights
+  // or dynamic.
+  const std::string too_many = "exceeds 2147483647 weights per input channel";
+  EXPECT_NE(load("Convolution", {{0, 3}, {1, 35531}, {6, 27}}).find("(3*35531*35531) " + too_many), std::string::npos);
+  EXPECT_NE(load("Convolution", {{0, 16}, {1, 1073741824}, {6, 1}}).find(too_many), std::string::npos);
+  EXPECT_NE(load("Convolution", {{0, 16}, {1, 1073741824}, {19, 1}}).find(too_many), std::string::npos);
+  EXPECT_NE(load(dw, {{0, 3}, {1, 35531}, {6, 27}, {7, 3}}).find(too_many), std::string::npos);
+  EXPECT_NE(load(dw, {{0, 16}, {1, 1073741824}, {6, 1}, {7, 16}}).find(too_many), std::string::npos);
 }
 
 TEST(LayersConv, RejectsInt8AndBadInputs) {

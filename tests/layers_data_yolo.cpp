@@ -153,6 +153,14 @@ TEST(DataYolo, RejectsBadMaps) {
                          {"YoloDetectionOutput", "15 channels", "need 14"}));
   pd.set(4, std::vector<float>{1, 1});
   EXPECT_TRUE(fails_with([&] { make_layer("YoloDetectionOutput", pd); }, {"2 boxes need 4 biases"}));
+  // num_box * (5 + num_class) channels past INT_MAX (an int product; found by fuzzing).
+  ParamDict huge;
+  huge.set(0, 1);
+  huge.set(1, 1073741824);
+  EXPECT_TRUE(fails_with([&] { make_layer("YoloDetectionOutput", huge); }, {"channels exceed 2147483647"}));
+  huge.set(0, 2147483647);
+  huge.set(1, 1);
+  EXPECT_TRUE(fails_with([&] { make_layer("Yolov3DetectionOutput", huge); }, {"channels exceed 2147483647"}));
   ParamDict v3;
   v3.set(0, 1);
   v3.set(1, 1);

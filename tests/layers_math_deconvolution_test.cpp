@@ -119,6 +119,10 @@ TEST(MathDeconvolution, RejectsBadParamsAndInputs) {
   EXPECT_NE(load("Deconvolution", {{0, 4}, {1, 3}, {6, 36}, {3, 0}}).find("stride"), std::string::npos);
   EXPECT_NE(load("Deconvolution", {{0, 4}, {1, 3}, {6, 36}, {4, -5}}).find("pad"), std::string::npos);
   EXPECT_NE(load("DeconvolutionDepthWise", {{0, 6}, {1, 3}, {6, 54}, {7, 4}}).find("group"), std::string::npos);
+  // A kernel area past INT_MAX (its 64-bit product with num_output overflowed: found by
+  // fuzzing model files).
+  EXPECT_NE(load("Deconvolution", {{0, 16}, {1, 1073741824}, {6, 1}}).find("has more than 2147483647 taps"),
+            std::string::npos);
 
   std::unique_ptr<Layer> l = create_layer("Deconvolution");
   ParamDict pd;

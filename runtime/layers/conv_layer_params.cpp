@@ -1,5 +1,7 @@
 #include "runtime/layers/conv_layer_params.h"
 
+#include <climits>
+
 #include "runtime/error.h"
 
 namespace jitconv {
@@ -38,6 +40,12 @@ void ConvLayerParams::check_conv_geometry(const std::string& label) const {
 
 void ConvLayerParams::check_conv_weights(const std::string& label) const {
   if (weight_data_size <= 0 && !dynamic_weight) fail(label, ": weight_data_size (6) must be positive");
+  // In 64-bit steps: three factors up to INT_MAX overflow even 64 bits (16 * 2^30 * 2^30
+  // wraps to 0), two do not. Past INT_MAX no int weight_data_size can hold the weights.
+  const long long out_kw = static_cast<long long>(num_output) * kernel_w;
+  if (out_kw > INT_MAX || out_kw * kernel_h > INT_MAX)
+    fail(label, ": num_output*kernel_w*kernel_h (", num_output, "*", kernel_w, "*", kernel_h, ") exceeds ", INT_MAX,
+         " weights per input channel");
   if (weight_data_size % weights_per_input() != 0)
     fail(label, ": weight_data_size ", weight_data_size, " is not a multiple of num_output*kernel_w*kernel_h = ",
          weights_per_input());

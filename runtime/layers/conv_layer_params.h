@@ -33,8 +33,8 @@ struct ConvLayerParams {
   void check_conv_geometry(const std::string& label) const;
   // weight_data_size against num_output and the kernel; the activation's parameters.
   void check_conv_weights(const std::string& label) const;
-  // num_output * kernel_w * kernel_h: the weights per input channel (64-bit: a .param can
-  // give factors whose int product overflows).
+  // num_output * kernel_w * kernel_h: the weights per input channel. At most INT_MAX once
+  // check_conv_weights has passed (a .param can give factors whose product overflows).
   long long weights_per_input() const { return static_cast<long long>(num_output) * kernel_w * kernel_h; }
   // activation_params as floats (empty when absent).
   std::vector<float> activation_floats() const;

@@ -1,6 +1,7 @@
 #include "runtime/layers/deconvolution_core.h"
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
 
 #include "runtime/layers/deconvolution_kernels.h"
@@ -66,7 +67,11 @@ void DeconvolutionLayer::load_param(const ParamDict& pd) {
     fail(me, ": negative output_pad (params 18/19) or output size (params 20/21)");
   if (group_ <= 0 || num_output_ % group_ != 0)
     fail(me, ": group (param 7) ", group_, " does not divide num_output ", num_output_);
-  const long per_input = static_cast<long>(kernel_w_) * kernel_h_ * (num_output_ / group_);
+  // Both factors of each product are in [1, INT_MAX], so each fits in 64 bits; the kernel
+  // area must also fit the int create_pipeline and forward index with.
+  const long maxk = static_cast<long>(kernel_w_) * kernel_h_;
+  if (maxk > INT_MAX) fail(me, ": kernel ", kernel_w_, "x", kernel_h_, " has more than ", INT_MAX, " taps");
+  const long per_input = maxk * (num_output_ / group_);
   if (weight_data_size_ <= 0 || weight_data_size_ % per_input != 0)
     fail(me, ": weight_data_size (param 6) ", weight_data_size_, " is not a multiple of kernel area x num_output / group = ",
          per_input);
