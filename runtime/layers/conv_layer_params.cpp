@@ -42,13 +42,13 @@ void ConvLayerParams::check_conv_weights(const std::string& label) const {
   if (weight_data_size <= 0 && !dynamic_weight) fail(label, ": weight_data_size (6) must be positive");
   // In 64-bit steps: three factors up to INT_MAX overflow even 64 bits (16 * 2^30 * 2^30
   // wraps to 0), two do not. Past INT_MAX no int weight_data_size can hold the weights.
-  const long long out_kw = static_cast<long long>(num_output) * kernel_w;
-  if (out_kw > INT_MAX || out_kw * kernel_h > INT_MAX)
+  if (static_cast<long long>(num_output) * kernel_w > INT_MAX || weights_per_input() > INT_MAX)
     fail(label, ": num_output*kernel_w*kernel_h (", num_output, "*", kernel_w, "*", kernel_h, ") exceeds ", INT_MAX,
          " weights per input channel");
-  if (weight_data_size % weights_per_input() != 0)
+  const long long per_input = weights_per_input();
+  if (weight_data_size % per_input != 0)
     fail(label, ": weight_data_size ", weight_data_size, " is not a multiple of num_output*kernel_w*kernel_h = ",
-         weights_per_input());
+         per_input);
   Activation::from_ncnn(activation_type, activation_floats());  // validates
 }
 

@@ -1,8 +1,11 @@
 #include "runtime/layers/detection_util.h"
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
 #include <numeric>
+
+#include "runtime/layers/data_shape.h"
 
 namespace jitconv {
 namespace layers {
@@ -79,6 +82,13 @@ const float* dense_scalars(const Mat& m, std::vector<float>& storage) {
   for (int q = 0; q < m.c; q++)
     memcpy(storage.data() + plane * q, static_cast<const float*>(m.data) + m.cstep * q, plane * sizeof(float));
   return storage.data();
+}
+
+void check_yolo_counts(const Layer& layer, int num_class, int num_box) {
+  if (num_class <= 0 || num_box <= 0)
+    layer_fail(layer, "num_class (param 0) and num_box (param 1) must be positive, got ", num_class, " and ", num_box);
+  if (static_cast<long long>(num_box) * (5LL + num_class) > INT_MAX)
+    layer_fail(layer, num_box, " boxes x (5 + ", num_class, " classes) channels exceed ", INT_MAX);
 }
 
 }  // namespace layers

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "runtime/layer.h"
 #include "runtime/mat.h"
 
 namespace jitconv {
@@ -34,6 +35,10 @@ std::vector<DetectionBox> suppress(const std::vector<DetectionBox>& sorted, floa
 // num x 6 rows [label + label_offset, score, xmin, ymin, xmax, ymax]; an empty Mat when
 // there is nothing to report (as ncnn).
 Mat detection_rows(const std::vector<DetectionBox>& boxes, int label_offset, Allocator* allocator);
+
+// The YOLO heads' num_class (param 0) and num_box (param 1): positive, and a map's
+// num_box * (5 + num_class) channels within an int (forward counts them in int).
+void check_yolo_counts(const Layer& layer, int num_class, int num_box);
 
 // An fp32 elempack-1 blob's scalars in (c, d, h, w) order without channel padding: the
 // blob itself when it is already dense, else a copy into `storage`.

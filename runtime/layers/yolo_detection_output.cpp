@@ -10,7 +10,6 @@
 // [label, score, xmin, ymin, xmax, ymax] rows (empty when nothing passes); unlike ncnn
 // the inputs' class scores are left as they were.
 #include <cfloat>
-#include <climits>
 #include <cmath>
 #include <memory>
 #include <vector>
@@ -38,11 +37,7 @@ class YoloDetectionOutput final : public Layer {
     confidence_threshold_ = pd.get(2, 0.01f);
     nms_threshold_ = pd.get(3, 0.45f);
     biases_ = pd.get_floats(4);
-    if (num_class_ <= 0 || num_box_ <= 0)
-      layer_fail(*this, "num_class (param 0) and num_box (param 1) must be positive, got ", num_class_, " and ", num_box_);
-    // A map holds num_box * (5 + num_class) channels, counted in int (here and in forward).
-    if (static_cast<long long>(num_box_) * (5LL + num_class_) > INT_MAX)
-      layer_fail(*this, num_box_, " boxes x (5 + ", num_class_, " classes) channels exceed ", INT_MAX);
+    check_yolo_counts(*this, num_class_, num_box_);
     if (biases_.size() < 2u * num_box_)
       layer_fail(*this, num_box_, " boxes need ", 2 * num_box_, " biases (param 4), got ", biases_.size());
   }

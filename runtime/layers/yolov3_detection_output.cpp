@@ -12,7 +12,6 @@
 // Output: [label + 1, score, xmin, ymin, xmax, ymax] rows after one NMS over all maps;
 // empty when nothing passes.
 #include <cfloat>
-#include <climits>
 #include <cmath>
 #include <memory>
 #include <vector>
@@ -42,11 +41,7 @@ class Yolov3DetectionOutput final : public Layer {
     biases_ = pd.get_floats(4);
     mask_ = pd.get_ints(5);
     anchors_scale_ = pd.get_floats(6);
-    if (num_class_ <= 0 || num_box_ <= 0)
-      layer_fail(*this, "num_class (param 0) and num_box (param 1) must be positive, got ", num_class_, " and ", num_box_);
-    // A map holds num_box * (5 + num_class) channels, counted in int (here and in forward).
-    if (static_cast<long long>(num_box_) * (5LL + num_class_) > INT_MAX)
-      layer_fail(*this, num_box_, " boxes x (5 + ", num_class_, " classes) channels exceed ", INT_MAX);
+    check_yolo_counts(*this, num_class_, num_box_);
     for (size_t i = 0; i < mask_.size(); i++) {
       if (mask_[i] < 0 || 2u * mask_[i] + 1 >= biases_.size())
         layer_fail(*this, "mask[", i, "] = ", mask_[i], " names no anchor among ", biases_.size() / 2, " biases");
