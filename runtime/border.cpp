@@ -29,7 +29,8 @@ PackedValue make_packed_value(float value, size_t elemsize, int elempack, const 
       memcpy(dst, &bits, 2);
     } else {
       const float r = std::nearbyint(value);
-      const int8_t v = static_cast<int8_t>(r > 127.f ? 127 : r < -127.f ? -127 : r);
+      // NaN falls to -127 (as int8_round_clamp): converting it to int8 is undefined.
+      const int8_t v = static_cast<int8_t>(r > 127.f ? 127.f : r > -127.f ? r : -127.f);
       memcpy(dst, &v, 1);
     }
   }

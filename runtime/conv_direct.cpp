@@ -111,8 +111,12 @@ const ConvDirect::Kernels& ConvDirect::kernels_for(int ih, int iw, const ConvPad
     k.last_run_pixels = static_cast<int>(pixels - static_cast<long>(k.runs - 1) * k.run_pixels);
   }
   // pads are explicit here: after a pad_value copy they are zero for the padded input.
-  const int ow = runs ? k.run_pixels : (iw + pads.left + pads.right - params_.extent_w()) / params_.sw + 1;
-  const int oh = runs ? k.runs : (ih + pads.top + pads.bottom - params_.extent_h()) / params_.sh + 1;
+  const int ow = runs ? k.run_pixels
+                     : checked_extent((static_cast<long long>(iw) + pads.left + pads.right - params_.extent_w()) /
+                                              params_.sw + 1, "output width");
+  const int oh = runs ? k.runs
+                      : checked_extent((static_cast<long long>(ih) + pads.top + pads.bottom - params_.extent_h()) /
+                                               params_.sh + 1, "output height");
   ConvDirectProblem p;
   p.ic = params_.ic;
   p.iw = runs ? k.run_pixels : iw;
@@ -297,7 +301,7 @@ void ConvDirect::run(const Mat& bottom_in, const Mat* residual, Mat& top, const 
     // row's first group when rows are outer, else by every group (each sweeps the whole
     // input); other calls point at their own row, which is in cache.
     args.prefetch_row_offset = 0;
-    const int ahead_row = iy0 + kPrefetchRowsAhead * sh;
+    const long ahead_row = iy0 + static_cast<long>(kPrefetchRowsAhead) * sh;  // sh may be near INT_MAX
     if (prefetch_rows && ahead_row < ih && (!rows_first || g == 0))
       args.prefetch_row_offset = static_cast<long>(ahead_row - iy0) * src_row;  // kh is 1
     // Prefetch slice (oy, block) of the next group (the last row re-touches the first

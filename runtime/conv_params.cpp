@@ -34,8 +34,9 @@ ConvPads ConvParams::pads_for(int ih, int iw) const {
 
 void ConvParams::output_size(int ih, int iw, int& oh, int& ow) const {
   const ConvPads p = pads_for(ih, iw);
-  const int h = ih + p.top + p.bottom - extent_h();
-  const int w = iw + p.left + p.right - extent_w();
+  // The padded input must be an int: the kernels' row and column arithmetic is.
+  const int h = checked_extent(static_cast<long long>(ih) + p.top + p.bottom, "padded input height") - extent_h();
+  const int w = checked_extent(static_cast<long long>(iw) + p.left + p.right, "padded input width") - extent_w();
   if (h < 0 || w < 0)
     fail("input ", iw, "x", ih, " (w x h) with padding is smaller than the ", kw, "x", kh, " kernel extent ",
          extent_w(), "x", extent_h());

@@ -35,4 +35,13 @@ template <typename... Args>
   throw Error(str_cat(std::forward<Args>(args)...));
 }
 
+// An extent (width, height, channels) computed in 64 bits from int parameters and int
+// input extents: pads, strides or dilations near INT_MAX carry a sum or product past int,
+// where int arithmetic would wrap (undefined, and a wrong size). Throws, naming `what`,
+// when the value does not fit.
+inline int checked_extent(long long value, const char* what) {
+  if (value > 2147483647LL || value < -2147483647LL - 1) fail(what, " ", value, " does not fit in int");
+  return static_cast<int>(value);
+}
+
 }  // namespace jitconv

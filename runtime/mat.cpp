@@ -16,6 +16,11 @@ void check_dims(int w, int h, int d, int c, size_t elemsize, int elempack) {
   if (elempack != 1 && elempack != 4 && elempack != 8 && elempack != 16)
     fail("Mat: elempack must be 1, 4, 8 or 16, got ", elempack);
   if (elemsize == 0 || elemsize % elempack != 0) fail("Mat: elemsize ", elemsize, " does not hold ", elempack, " lanes");
+  // Four int extents can multiply past 64 bits (the size_t byte count would wrap to a
+  // small block); no machine holds 2^48 bytes, so anything past that is an error.
+  const double bytes = static_cast<double>(w) * h * d * c * static_cast<double>(elemsize);
+  if (bytes > 281474976710656.0)
+    fail("Mat: ", w, "x", h, "x", d, "x", c, " of ", elemsize, "-byte elements is too large (", bytes, " bytes)");
 }
 }  // namespace
 

@@ -144,6 +144,10 @@ TEST(Mat, RejectsBadShapes) {
   EXPECT_THROW(Mat(4, 3, 2, 12u, 3), Error);  // elempack 3
   EXPECT_THROW(Mat(4, 3, 2, 6u, 4), Error);   // 6 bytes cannot hold 4 lanes
   EXPECT_THROW(Mat(4, 3, 2, 0u, 1), Error);
+  // 2^90 elements: the size_t byte count wraps to 0, which used to give a Mat of that
+  // shape with no data at all.
+  EXPECT_THROW(Mat(1 << 30, 1 << 30, 1 << 30, 16), Error);
+  EXPECT_THROW(Mat(1 << 30, 1 << 30, 1 << 20, 4u, 1), Error);
   try {
     Mat m(4, 3, 2, 4u, 5);
     FAIL() << "elempack 5 accepted";

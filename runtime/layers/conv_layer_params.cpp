@@ -36,6 +36,9 @@ void ConvLayerParams::check_conv_geometry(const std::string& label) const {
   for (int pad : {pad_left, pad_right, pad_top, pad_bottom})
     if (pad < 0 && pad != kPadSameUpper && pad != kPadSameLower)
       fail(label, ": pad ", pad, " is neither >= 0 nor -233/-234 (SAME)");
+  // The dilated kernel extent, (kernel - 1) * dilation + 1, is an int everywhere after this.
+  checked_extent((kernel_w - 1LL) * dilation_w + 1, "dilated kernel width");
+  checked_extent((kernel_h - 1LL) * dilation_h + 1, "dilated kernel height");
 }
 
 void ConvLayerParams::check_conv_weights(const std::string& label) const {

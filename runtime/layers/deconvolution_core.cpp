@@ -127,9 +127,12 @@ size_t DeconvolutionLayer::weight_bytes() const {
 
 DeconvolutionLayer::OutputWindow DeconvolutionLayer::output_window(int w, int h) const {
   OutputWindow win{};
-  win.full_w = (w - 1) * stride_w_ + dilation_w_ * (kernel_w_ - 1) + 1;
-  win.full_h = (h - 1) * stride_h_ + dilation_h_ * (kernel_h_ - 1) + 1;
-  const int adj_w = win.full_w + output_pad_right_, adj_h = win.full_h + output_pad_bottom_;
+  // In 64 bits: strides, dilations and output pads up to INT_MAX carry these past int.
+  win.full_w = checked_extent((w - 1LL) * stride_w_ + dilation_w_ * (kernel_w_ - 1LL) + 1, "deconvolution output width");
+  win.full_h =
+      checked_extent((h - 1LL) * stride_h_ + dilation_h_ * (kernel_h_ - 1LL) + 1, "deconvolution output height");
+  const int adj_w = checked_extent(static_cast<long long>(win.full_w) + output_pad_right_, "padded output width");
+  const int adj_h = checked_extent(static_cast<long long>(win.full_h) + output_pad_bottom_, "padded output height");
   const std::string me = layer_label(*this);
   const bool same_upper = pad_left_ == kPadSameUpper || pad_right_ == kPadSameUpper || pad_top_ == kPadSameUpper ||
                           pad_bottom_ == kPadSameUpper;
@@ -139,8 +142,12 @@ DeconvolutionLayer::OutputWindow DeconvolutionLayer::output_window(int w, int h)
     if (same_upper || same_lower) fail(me, ": explicit pads mixed with -233/-234");
     win.left = pad_left_;
     win.top = pad_top_;
-    win.out_w = adj_w - pad_left_ - pad_right_;
-    win.out_h = adj_h - pad_top_ - pad_bottom_;
+    const long long out_w = static_cast<long long>(adj_w) - pad_left_ - pad_right_;
+    const long long out_h = static_cast<long long>(adj_h) - pad_top_ - pad_bottom_;
+    if (out_w <= 0 || out_h <= 0)
+      fail(me, ": pads leave an empty output (", out_w, "x", out_h, " from input ", w, "x", h, ")");
+    win.out_w = static_cast<int>(out_w);
+    win.out_h = static_cast<int>(out_h);
   } else if (output_w_ > 0 && output_h_ > 0) {
     const int wcut = adj_w - output_w_, hcut = adj_h - output_h_;
     if (wcut < 0 || hcut < 0)

@@ -112,8 +112,8 @@ class Interp final : public Layer {
     int outw = output_width_, outh = output_height_;
     if (outw == 0 || outh == 0) {
       const int w = bottom.dims == 1 ? 1 : bottom.w, h = bottom.dims == 1 ? 1 : bottom.h;
-      outw = static_cast<int>(w * width_scale_);
-      outh = static_cast<int>(h * height_scale_);
+      outw = scaled_extent(w, width_scale_, "width");
+      outh = scaled_extent(h, height_scale_, "height");
     }
     resize(bottom, top, outw, outh, output_width_ != 0, output_height_ != 0, opt);
   }
@@ -127,6 +127,15 @@ class Interp final : public Layer {
   }
 
  private:
+  // int(extent * scale) as ncnn computes it (fp32 product, truncated), when it is an int
+  // at all: a NaN, infinite or huge scale is an error, not an undefined conversion.
+  int scaled_extent(int extent, float scale, const char* axis) const {
+    const float v = extent * scale;
+    if (!(std::fabs(v) < 2147483648.f))
+      fail(layer_label(*this), ": ", axis, "_scale ", scale, " makes a ", axis, " of ", v, " from ", extent);
+    return static_cast<int>(v);
+  }
+
   // size_w/size_h: the output size came from an explicit size, not a scale (nearest
   // then maps through in / out, as ncnn does).
   void resize(const Mat& in, Mat& top, int outw, int outh, bool size_w, bool size_h, const Option& opt) const {

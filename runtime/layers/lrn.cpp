@@ -68,7 +68,8 @@ class LRN final : public Layer {
     }
 
     // Within channel: a separable box sum of the squares, zero outside the plane.
-    const float alpha_div = alpha_ / (local_size_ * local_size_);
+    // local_size may be anything positive: its square and the window ends in 64 bits.
+    const float alpha_div = alpha_ / (static_cast<float>(local_size_) * static_cast<float>(local_size_));
     const int before = local_size_ / 2;
 #pragma omp parallel num_threads(threads)
     {
@@ -79,13 +80,13 @@ class LRN final : public Layer {
         for (int y = 0; y < h; y++)
           for (int x = 0; x < w; x++) {
             float acc = 0.f;
-            for (int k = std::max(0, x - before); k <= std::min(w - 1, x - before + local_size_ - 1); k++)
+            for (long k = std::max(0, x - before); k <= std::min<long>(w - 1, x - before + local_size_ - 1L); k++)
               acc += s[y * w + k];
             rows[y * w + x] = acc;
           }
         std::fill(sum.begin(), sum.end(), 0.f);
         for (int y = 0; y < h; y++)
-          for (int k = std::max(0, y - before); k <= std::min(h - 1, y - before + local_size_ - 1); k++) {
+          for (long k = std::max(0, y - before); k <= std::min<long>(h - 1, y - before + local_size_ - 1L); k++) {
             const float* r = &rows[static_cast<size_t>(k) * w];
             float* dst = &sum[static_cast<size_t>(y) * w];
             for (int x = 0; x < w; x++) dst[x] += r[x];

@@ -115,21 +115,24 @@ class Padding final : public Layer {
     check_reflect(in);
 
     const int w = in.w, h = in.h;
-    const int outw = w + left_ + right_;
+    // Output extents in 64 bits: pads up to INT_MAX each carry a sum past int.
+    const int outw = checked_extent(static_cast<long long>(w) + left_ + right_, "padded width");
     if (dims <= 2) {
       const int pt = dims == 2 ? top_ : 0, pb = dims == 2 ? bottom_ : 0;
       Mat out;
-      create_blob(out, dims, outw, h + pt + pb, 1, 1, 1, opt.blob_allocator);
+      create_blob(out, dims, outw, checked_extent(static_cast<long long>(h) + pt + pb, "padded height"), 1, 1, 1,
+                  opt.blob_allocator);
       pad_plane(static_cast<const float*>(in.data), w, h, static_cast<float*>(out.data), pt, left_, outw, out.h, type_,
                 &value_, 1);
       top = out;
       return;
     }
 
-    const int outh = h + top_ + bottom_;
+    const int outh = checked_extent(static_cast<long long>(h) + top_ + bottom_, "padded height");
     const int channels = in.c * lanes;  // scalars
-    const int outc = dims == 3 ? channels + front_ + behind_ : channels;
-    const int outd = dims == 4 ? in.d + front_ + behind_ : 1;
+    const long long padded_depth = static_cast<long long>(front_) + behind_;
+    const int outc = dims == 3 ? checked_extent(channels + padded_depth, "padded channels") : channels;
+    const int outd = dims == 4 ? checked_extent(in.d + padded_depth, "padded depth") : 1;
     if (per_channel_size_ > 0 && per_channel_size_ < outc)
       fail(layer_label(*this), ": ", per_channel_size_, " per-channel pad values for ", outc, " output channels");
     Mat out;

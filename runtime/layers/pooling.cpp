@@ -108,10 +108,11 @@ class Pooling final : public Layer {
     int pl = pad_left_, pr = pad_right_, pt = pad_top_, pb = pad_bottom_;
     int wtail = 0, htail = 0;
     if (pad_mode_ == 0) {
-      const int wrem = (w + pl + pr - kernel_w_) % stride_w_;
-      const int hrem = (h + pt + pb - kernel_h_) % stride_h_;
-      if (w + pl + pr >= kernel_w_ && wrem != 0) wtail = stride_w_ - wrem;
-      if (h + pt + pb >= kernel_h_ && hrem != 0) htail = stride_h_ - hrem;
+      // In 64 bits, as the padded extents below: pads and strides may be near INT_MAX.
+      const long long span_w = static_cast<long long>(w) + pl + pr, span_h = static_cast<long long>(h) + pt + pb;
+      const long long wrem = (span_w - kernel_w_) % stride_w_, hrem = (span_h - kernel_h_) % stride_h_;
+      if (span_w >= kernel_w_ && wrem != 0) wtail = static_cast<int>(stride_w_ - wrem);
+      if (span_h >= kernel_h_ && hrem != 0) htail = static_cast<int>(stride_h_ - hrem);
     } else if (pad_mode_ >= 2) {
       const int wpad = kernel_w_ + (w - 1) / stride_w_ * stride_w_ - w;
       const int hpad = kernel_h_ + (h - 1) / stride_h_ * stride_h_ - h;
@@ -122,8 +123,8 @@ class Pooling final : public Layer {
       pt = hpad > 0 ? hsplit : 0;
       pb = hpad > 0 ? hpad - hsplit : 0;
     }
-    const int padded_w = w + pl + pr + wtail;
-    const int padded_h = h + pt + pb + htail;
+    const int padded_w = checked_extent(static_cast<long long>(w) + pl + pr + wtail, "padded input width");
+    const int padded_h = checked_extent(static_cast<long long>(h) + pt + pb + htail, "padded input height");
     if (padded_w < kernel_w_ || padded_h < kernel_h_)
       fail(layer_label(*this), ": kernel ", kernel_w_, "x", kernel_h_, " is larger than the padded input ", padded_w,
            "x", padded_h);

@@ -39,7 +39,9 @@ inline float exp_f(float x) {
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
   p = p * r * r + r + 1.f;
-  const int32_t e = static_cast<int32_t>(n) + 127;
+  // n is in [-126, 127] unless x is NaN: the clamp (NaN picks 128 in this operand order)
+  // keeps the conversion defined; p, NaN already, carries the NaN through.
+  const int32_t e = static_cast<int32_t>(max_f(-127.f, min_f(128.f, n))) + 127;
   return p * bits_to_float(static_cast<uint32_t>(e) << 23);
 }
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Writes the fuzz smoke corpus: small valid models (tests/fuzz/corpus/model: 4-byte
 .param length, .param text, .bin), their .param files (corpus/param: one parser byte,
-then the file) and .bin load plans (corpus/model_bin). Deterministic; rerun to refresh."""
+then the file) and .bin load plans (corpus/model_bin); the forward target's corpus
+(corpus/forward) is the models plus a few that run more layer types and one whose
+InnerProduct overflows to inf ahead of a Softmax. Deterministic; rerun to refresh."""
 import os, random, struct
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -68,3 +70,33 @@ for name, (param, bin_bytes) in models.items():
 with open(os.path.join(here, 'corpus', 'model_bin', 'fp32_and_fp16'), 'wb') as f:
     plan = bytes([2, 5, 0, 0, 3, 0, 1])
     f.write(plan + blob(floats(5)) + raw(floats(3)))
+
+# forward-only seeds (same format as the model corpus)
+forward = dict(models)
+p = """7767517
+3 3
+Input            data  0 1 data 0=4 1=1 2=1
+InnerProduct     fc    1 1 data f 0=3 1=0 2=12
+Softmax          prob  1 1 f prob 0=0
+"""
+forward['softmax_inf'] = (p, blob([3e38] * 12))  # 4 x 3e38 sums to inf: inf - inf is NaN in exp
+p = """7767517
+10 11
+Input            data   0 1 data 0=7 1=6 2=3
+Padding          pad    1 1 data a 0=1 1=2 2=0 3=1 4=0 5=0.5
+Pooling          pool   1 1 a b 0=1 1=3 2=2 3=1 5=1
+Interp           up     1 1 b c 0=2 1=2.0 2=2.0
+LRN              lrn    1 1 c d 0=1 1=3
+Deconvolution    dc     1 1 d e 0=2 1=3 3=2 4=1 5=1 6=54
+Split            sp     1 2 e e1 e2
+Crop             crop   1 1 e1 f 0=1 1=1 3=4 4=4 5=2
+Crop             crop2  1 1 e2 g 3=4 4=4 5=2
+Concat           cat    2 1 f g out 0=0
+"""
+forward['layers'] = (p, blob(floats(54)) + raw(floats(2)))
+
+for name, (param, bin_bytes) in forward.items():
+    data = param.encode()
+    os.makedirs(os.path.join(here, 'corpus', 'forward'), exist_ok=True)
+    with open(os.path.join(here, 'corpus', 'forward', name), 'wb') as f:
+        f.write(struct.pack('<I', len(data)) + data + bin_bytes)

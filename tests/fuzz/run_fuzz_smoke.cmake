@@ -1,7 +1,7 @@
 # ctest fuzz_smoke: builds the libFuzzer targets with clang under ASan + UBSan in a
 # separate build folder, then runs each for a short fixed time on a copy of the checked-in
-# corpus of small valid models. Any crash, leak, undefined behaviour or rejection without a
-# message fails the test.
+# corpus of small valid models (the forward target runs them). Any crash, leak, undefined
+# behaviour or rejection without a message fails the test.
 set(fuzz_build ${WORK_DIR}/build)
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${fuzz_build} -G ${GENERATOR}
                         -DCMAKE_CXX_COMPILER=${CLANGXX} -DCMAKE_BUILD_TYPE=RelWithDebInfo
@@ -12,12 +12,12 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "fuzz build configure failed: ${rc}")
 endif()
 execute_process(COMMAND ${CMAKE_COMMAND} --build ${fuzz_build} --target jitconv_param_fuzz jitconv_model_bin_fuzz
-                        jitconv_model_fuzz
+                        jitconv_model_fuzz jitconv_forward_fuzz
                 RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "fuzz build failed: ${rc}")
 endif()
-foreach(target param model_bin model)
+foreach(target param model_bin model forward)
   set(corpus ${WORK_DIR}/corpus_${target})
   file(REMOVE_RECURSE ${corpus})
   file(COPY ${SOURCE_DIR}/tests/fuzz/corpus/${target}/ DESTINATION ${corpus})
