@@ -90,7 +90,8 @@ int count_physical_cores(int logical) {
 
 std::string brand_string() {
   unsigned regs[12] = {};
-  if (__get_cpuid_max(0x80000000u, nullptr) < 0x80000004u) return "unknown";
+  // int in clang's cpuid.h, unsigned in GCC's.
+  if (static_cast<unsigned>(__get_cpuid_max(0x80000000u, nullptr)) < 0x80000004u) return "unknown";
   for (unsigned i = 0; i < 3; i++) __cpuid(0x80000002u + i, regs[i * 4], regs[i * 4 + 1], regs[i * 4 + 2], regs[i * 4 + 3]);
   std::string brand(reinterpret_cast<const char*>(regs), sizeof(regs));
   brand = brand.c_str();

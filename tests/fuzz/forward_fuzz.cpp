@@ -1,14 +1,12 @@
 // libFuzzer target for running models: a .param text and its .bin loaded into a Net, then
 // every input fed a seeded tensor and every blob extracted. Same input format as the model
-// target (4 bytes little-endian length L, L bytes of .param text, the rest the .bin); that
+// target (model_input.h); that
 // one stops after create_pipeline, this one runs forward, where layers meet shapes their
 // parameters did not promise (a 1x1 input to a 3x3 convolution, mismatched Concat or
 // Eltwise operands, a Reshape to the wrong count). Only jitconv::Error with a non-empty
 // message may escape.
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -17,12 +15,10 @@
 #include "runtime/error.h"
 #include "runtime/extractor.h"
 #include "runtime/net.h"
+#include "tests/fuzz/model_input.h"
 
 namespace {
 
-// Weight counts above this are skipped, as in the model target: transforming big weights
-// is slow, not interesting.
-constexpr int kMaxWeightValues = 1 << 16;
 // Input extents are clamped to this: any shape a user gives must run or be rejected, and
 // small ones keep each run short.
 constexpr int kMaxInputExtent = 24;
@@ -40,16 +36,11 @@ class CappedAllocator final : public jitconv::Allocator {
   void fast_free(void* ptr) override { jitconv::aligned_free(ptr); }
 };
 
-void expect_message(const jitconv::Error& e) {
-  if (std::strlen(e.what()) == 0) abort();  // every rejection must say why
-}
+using jitconv::fuzz::expect_message;
 
 bool too_big(const jitconv::ParamGraph& graph) {
   for (const jitconv::ParamLayer& layer : graph.layers)
-    for (int id : {2, 6}) {  // weight_data_size (InnerProduct, convolutions)
-      const int v = layer.params.get(id, 0);
-      if (v > kMaxWeightValues || v < -kMaxWeightValues) return true;
-    }
+    if (jitconv::fuzz::too_big(layer)) return true;
   return false;
 }
 
@@ -81,22 +72,18 @@ jitconv::Mat seeded_input(const jitconv::Mat& declared, uint32_t seed) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  if (size < 4) return 0;
-  uint32_t param_len = 0;
-  std::memcpy(&param_len, data, 4);
-  if (param_len > size - 4) return 0;
-  const std::string param(reinterpret_cast<const char*>(data + 4), param_len);
-  std::vector<unsigned char> bin(data + 4 + param_len, data + size);  // exact size: reads past the end are seen
+  jitconv::fuzz::ModelInput input;
+  if (!jitconv::fuzz::split_model_input(data, size, input)) return 0;
   static CappedAllocator allocator;
   try {
     jitconv::Net net;
     net.opt.num_threads = 1;
     net.opt.blob_allocator = &allocator;
     net.opt.workspace_allocator = &allocator;
-    jitconv::ParamGraph graph = jitconv::parse_param_text(param, "fuzz.param");
+    jitconv::ParamGraph graph = jitconv::parse_param_text(input.param, "fuzz.param");
     if (too_big(graph)) return 0;
     net.load_param(graph, "fuzz.param");
-    net.load_model_mem(bin.data(), bin.size());
+    net.load_model_mem(input.bin.data(), input.bin.size());
     jitconv::Extractor ex = net.create_extractor();
     const std::vector<std::string> inputs = net.input_names();
     for (size_t i = 0; i < inputs.size(); i++)
