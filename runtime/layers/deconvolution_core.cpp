@@ -138,16 +138,14 @@ DeconvolutionLayer::OutputWindow DeconvolutionLayer::output_window(int w, int h)
                           pad_bottom_ == kPadSameUpper;
   const bool same_lower = pad_left_ == kPadSameLower || pad_right_ == kPadSameLower || pad_top_ == kPadSameLower ||
                           pad_bottom_ == kPadSameLower;
+  // 64-bit until checked: two pads up to INT_MAX each take them below INT_MIN.
+  long long out_w = adj_w, out_h = adj_h;
   if (pad_left_ > 0 || pad_right_ > 0 || pad_top_ > 0 || pad_bottom_ > 0) {
     if (same_upper || same_lower) fail(me, ": explicit pads mixed with -233/-234");
     win.left = pad_left_;
     win.top = pad_top_;
-    const long long out_w = static_cast<long long>(adj_w) - pad_left_ - pad_right_;
-    const long long out_h = static_cast<long long>(adj_h) - pad_top_ - pad_bottom_;
-    if (out_w <= 0 || out_h <= 0)
-      fail(me, ": pads leave an empty output (", out_w, "x", out_h, " from input ", w, "x", h, ")");
-    win.out_w = static_cast<int>(out_w);
-    win.out_h = static_cast<int>(out_h);
+    out_w -= static_cast<long long>(pad_left_) + pad_right_;
+    out_h -= static_cast<long long>(pad_top_) + pad_bottom_;
   } else if (output_w_ > 0 && output_h_ > 0) {
     const int wcut = adj_w - output_w_, hcut = adj_h - output_h_;
     if (wcut < 0 || hcut < 0)
@@ -161,14 +159,13 @@ DeconvolutionLayer::OutputWindow DeconvolutionLayer::output_window(int w, int h)
     } else {
       fail(me, ": output_w/output_h (params 20/21) need pad -233 or -234 to place the crop");
     }
-    win.out_w = output_w_;
-    win.out_h = output_h_;
-  } else {
-    win.out_w = adj_w;
-    win.out_h = adj_h;
+    out_w = output_w_;
+    out_h = output_h_;
   }
-  if (win.out_w <= 0 || win.out_h <= 0)
-    fail(me, ": pads leave an empty output (", win.out_w, "x", win.out_h, " from input ", w, "x", h, ")");
+  if (out_w <= 0 || out_h <= 0)
+    fail(me, ": pads leave an empty output (", out_w, "x", out_h, " from input ", w, "x", h, ")");
+  win.out_w = static_cast<int>(out_w);
+  win.out_h = static_cast<int>(out_h);
   return win;
 }
 

@@ -68,7 +68,7 @@ class LRN final : public Layer {
     }
 
     // Within channel: a separable box sum of the squares, zero outside the plane.
-    // local_size may be anything positive: its square and the window ends in 64 bits.
+    // local_size may be anything positive: its square in float, the window ends in 64 bits.
     const float alpha_div = alpha_ / (static_cast<float>(local_size_) * static_cast<float>(local_size_));
     const int before = local_size_ / 2;
 #pragma omp parallel num_threads(threads)

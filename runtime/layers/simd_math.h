@@ -25,12 +25,21 @@ inline float bits_to_float(uint32_t u) {
   return f;
 }
 
+inline uint32_t float_to_bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+
 // e^x for x in [-87.3, 88]; clamped outside (e^-87.3 ~ FLT_MIN, e^88 ~ 1.65e38).
 inline float exp_f(float x) {
   x = min_f(max_f(x, -87.3f), 88.f);
-  // Round x/ln2 to nearest with the 1.5*2^23 trick: vectorizes without roundps.
+  // Round x/ln2 to nearest with the 1.5*2^23 trick: vectorizes without roundps. The sum's
+  // low mantissa bits hold n itself, so 2^n below is built from them, without a
+  // float-to-int conversion (undefined for the NaN a NaN x carries; p stays NaN then).
   const float t = x * 1.44269504088896341f;
-  const float n = (t + 12582912.f) - 12582912.f;
+  const float shifted = t + 12582912.f;
+  const float n = shifted - 12582912.f;
   const float r = (x - n * 0.693359375f) + n * 2.12194440e-4f;
   float p = 1.9875691500e-4f;
   p = p * r + 1.3981999507e-3f;
@@ -39,16 +48,8 @@ inline float exp_f(float x) {
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
   p = p * r * r + r + 1.f;
-  // n is in [-126, 127] unless x is NaN: the clamp (NaN picks 128 in this operand order)
-  // keeps the conversion defined; p, NaN already, carries the NaN through.
-  const int32_t e = static_cast<int32_t>(max_f(-127.f, min_f(128.f, n))) + 127;
-  return p * bits_to_float(static_cast<uint32_t>(e) << 23);
-}
-
-inline uint32_t float_to_bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
+  const uint32_t biased_exponent = float_to_bits(shifted) - float_to_bits(12582912.f) + 127u;  // n + 127, mod 2^32
+  return p * bits_to_float(biased_exponent << 23);
 }
 
 // ln(x) for positive normal x: x = m * 2^e with m in [sqrt(1/2), sqrt(2)), then a
