@@ -17,6 +17,19 @@ namespace {
 // interleaved, three quiet rounds): none 0.865-0.874, one row 0.942-0.954, two rows
 // 0.952-0.956; 1x1 256->64 stride 1 @56: none 0.966-0.973, two rows 1.003-1.008.
 constexpr int kPrefetchRowsAhead = 2;
+// A 1x1 stride-1 layer read as runs (below) prefetches each input-channel plane this many
+// bytes ahead of the pixels a call reads instead: a whole run ahead (229 KB for 256
+// channels) was out of L2 again before its turn, and with 32-256 planes streamed at once
+// the hardware prefetchers lose track of them, as the pointwise GEMM found. One thread,
+// forced direct, x oneDNN, three interleaved rounds, runs two runs ahead / 512 / 1024
+// bytes ahead: 256->64 @56 0.94 / 1.04 / 1.03, 256->128 @56 0.93 / 0.99 / 1.00, 512->128
+// @28 0.94 / 0.99 / 0.98, 128->512 @28 0.96 / 0.97 / 0.99, 32->64 @112 0.98 / 1.02 /
+// 1.03. Only with rows outer (the first group's call prefetches for the others): layers
+// whose weights outgrow half of L2 keep the row ahead, which an image of one run does
+// not need (1024->256 @14, 2048->512 @7: 0.98 / 0.98 with none, 0.95 / 0.93 with every
+// group prefetching 1 KB ahead); strided rows keep the row ahead (1x1 s2 256->128 @56
+// 1.08 / 1.07 / 1.02, 512->256 @28 0.93 / 0.89 / 0.85).
+constexpr long kRunPrefetchBytes = 1024;
 // A 1x1 stride-1 convolution without padding reads each output pixel's input at the same
 // offset, so its image can run as rows of any length: rows of a 14-pixel image leave the
 // kernels 14 = 5 + 5 + 4 pixels to block and a pass over dst per input-channel block and
@@ -299,11 +312,15 @@ void ConvDirect::run(const Mat& bottom_in, const Mat* residual, Mat& top, const 
     args.residual_offset = residual_offset;
     // The input row kPrefetchRowsAhead output rows below, fetched once per row: by the
     // row's first group when rows are outer, else by every group (each sweeps the whole
-    // input); other calls point at their own row, which is in cache.
+    // input); other calls point at their own row, which is in cache. Runs with rows outer:
+    // the first group's lines kRunPrefetchBytes ahead in each plane.
     args.prefetch_row_offset = 0;
     const long ahead_row = iy0 + static_cast<long>(kPrefetchRowsAhead) * sh;  // sh may be near INT_MAX
-    if (prefetch_rows && ahead_row < ih && (!rows_first || g == 0))
+    if (k.runs > 0 && rows_first) {
+      if (g == 0) args.prefetch_row_offset = kRunPrefetchBytes;
+    } else if (prefetch_rows && ahead_row < ih && (!rows_first || g == 0)) {
       args.prefetch_row_offset = static_cast<long>(ahead_row - iy0) * src_row;  // kh is 1
+    }
     // Prefetch slice (oy, block) of the next group (the last row re-touches the first
     // slices, which are in cache by then: no branch in the kernel).
     const char* next_group = reinterpret_cast<const char*>(weights + (g + 1) * group_floats);

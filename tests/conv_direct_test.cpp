@@ -312,9 +312,10 @@ TEST(ConvDirect, RowsOuterOnLargeInputs) {
 }
 
 TEST(ConvDirect, InputRowPrefetchingKernels) {
-  // 1x1 kernels on inputs past half of L2 prefetch the input rows two output rows ahead,
-  // spread over each input-channel step (prefetch_next_row; the pointer takes the register
-  // that otherwise holds kh_count). The input is sized from this machine's L2; strides,
+  // 1x1 kernels on inputs past half of L2 prefetch the input rows two output rows ahead
+  // (unpadded stride-1 ones, run as runs of pixels: each plane 1 KB ahead), spread over
+  // each input-channel step (prefetch_next_row; the pointer takes the register that
+  // otherwise holds kh_count). The input is sized from this machine's L2; strides,
   // elempacks, channel tails, pads (rows with no valid tap), input-channel blocks and the
   // cold-weight prefetch beside it.
   const double half_l2 = static_cast<double>(cpu_info().l2_bytes) / 2;
