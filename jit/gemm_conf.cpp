@@ -75,8 +75,15 @@ GemmBlocking choose_gemm_blocking_for_k(Isa isa, int chunks, long k, long l1_byt
   const long vlen_bytes = isa_lanes(isa) * 4L;
   // Two thirds of L1 for A; B and C take the rest. Measured on the GEMM microkernel:
   // K = 256 with a 64 KB A panel runs at 55-75% of peak, with a 32 KB one at ~95%.
+  // AVX2 keeps 2 chunks whatever K: one chunk broadcasts each B value for a single FMA and
+  // doubles the passes over B, which costs more than A panels coming from L2 (Zen 3,
+  // Winograd layers, x oneDNN, three interleaved rounds, 1 x 14 -> 2 x 6 or 3 x 4 tiles:
+  // 512@7 F(2,3) 1.67 -> 1.93, 512@14 2.48 -> 2.83-2.85, 512@28 3.33 -> 3.61-3.64, AlexNet
+  // 384@13 2.18 -> 2.48-2.50 and 384->256 @13 2.15 -> 2.41-2.48; 3 x 4 instead of 2 x 6 at
+  // 256->384 @13: 2.49 -> 2.51).
   const long budget = l1_bytes * 2 / 3;
-  while (b.ur_oc > 1 && k * b.ur_oc * vlen_bytes > budget) b.ur_oc--;
+  const int fewest = isa == Isa::avx2 ? std::min(b.ur_oc, 2) : 1;
+  while (b.ur_oc > fewest && k * b.ur_oc * vlen_bytes > budget) b.ur_oc--;
   b.explicit_bcast = b.ur_oc > 1 || isa != Isa::avx512;
   b.nr = gemm_max_nr(isa, b.ur_oc, b.explicit_bcast, act);
   return b;
