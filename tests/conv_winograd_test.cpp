@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "jit/gemm_conf.h"
 #include "runtime/conv_winograd.h"
 #include "runtime/cpu.h"
 #include "tests/conv_tester.h"
@@ -405,6 +406,29 @@ TEST(ConvWinograd, UPrefetchWhenUOutgrowsL2) {
             .test_winograd(m, winograd_bound(m));
     }
   }
+}
+
+TEST(ConvWinograd, LongKKeepsTwoChunksOnAvx2) {
+  // The GEMM tile shrinks until its A panel (K x chunks x vector) fits two thirds of L1,
+  // but on AVX2 not below two chunks: a one-chunk tile broadcasts each B value for a single
+  // FMA (Zen 3: 512@7 F(2,3) 1.66 -> 1.92x oneDNN with 2 x 6 instead of 1 x 14). AVX-512
+  // keeps the rule. K = 400 with 64 output channels: 25.6 / 51 KB for two chunks. (The
+  // choice is a pure function: both ISAs are checked on any machine.)
+  for (Isa isa : {Isa::avx2, Isa::avx512}) {
+    const int vlen = isa_lanes(isa);
+    const GemmBlocking b = choose_gemm_blocking_for_k(isa, 64 / vlen, 400, 32 * 1024, Activation());
+    EXPECT_EQ(b.ur_oc, isa == Isa::avx2 ? 2 : 1) << isa_name(isa);
+    EXPECT_EQ(b.nr, gemm_max_nr(isa, b.ur_oc, b.explicit_bcast, Activation())) << isa_name(isa);
+    // A short K keeps the general choice; AVX2's three-chunk tiles still shrink to two.
+    EXPECT_EQ(choose_gemm_blocking_for_k(isa, 64 / vlen, 64, 32 * 1024, Activation()).ur_oc,
+              choose_gemm_blocking(isa, 64 / vlen, Activation()).ur_oc);
+    if (isa == Isa::avx2) {
+      EXPECT_EQ(choose_gemm_blocking_for_k(isa, 6, 400, 32 * 1024, Activation()).ur_oc, 2);
+    }
+  }
+  // Such a layer runs on it exactly, with channel tails.
+  for (Isa isa : jit_isas())
+    ConvTester().isa(isa).ic(400).oc(61).input(9, 10).kernel(3).pad(1).act("relu").test_winograd(2, winograd_bound(2));
 }
 
 TEST(ConvWinograd, PlansShareTilesEvenlyAndSplitLargeUByPhase) {
