@@ -153,11 +153,14 @@ void ConvGemm::prepare(int ih, int iw) {
     const long pixels = static_cast<long>(oh) * ow;
     for (int threads : {1, default_num_threads()}) {
       const long range = range_length(pixels, threads);
+      if (form_ == Form::pointwise) {  // the kernels forward_pointwise looks up
+        range_kernels(*kernels_, pixels, range, groups_, true);
+        if (pointwise_prefetch(ih, iw)) range_kernels(*prefetch_kernels_, pixels, range, 1);
+        continue;
+      }
       tails.push_back(static_cast<int>(range % blocking_.nr));
       tails.push_back(static_cast<int>((pixels % range) % blocking_.nr));
     }
-    if (pointwise_prefetch(ih, iw))
-      for (int tail : tails) prefetch_kernels_->get(0, tail);
   }
   for (int tail : tails)
     for (int g = 0; g < groups_; g++) kernels_->get(g, tail);
@@ -184,19 +187,34 @@ bool ConvGemm::pointwise_prefetch(int ih, int iw) const {
   return prefetch_kernels_ && k_total_ / k_pack_ >= kPointwisePrefetchMinPlanes && input_outgrows_half_l2(ih, iw);
 }
 
-std::vector<GemmKernelCache::Kernel> ConvGemm::group_kernels(const GemmKernelCache& cache, int pixels,
-                                                             int groups) const {
+long ConvGemm::k_block_for(int pixels) const {
+  const long a_group_bytes = k_total_ * blocking_.ur_oc * vlen_ * 4;
+  return pixels >= kWholeKMinPixels && a_group_bytes <= kWholeKMaxABytes ? k_total_ : k_block_;
+}
+
+int ConvGemm::a_prefetch_lines(int pixels) const {
+  if (form_ != Form::pointwise || !outgrows_half_l2(static_cast<double>(weights_.bytes()))) return 0;
+  const long k_block = k_block_for(pixels);
+  const long a_lines = (k_block * blocking_.ur_oc * vlen_ * 4 + 63) / 64;
+  const long steps = static_cast<long>((pixels + blocking_.nr - 1) / blocking_.nr) * (k_block / k_pack_);
+  return static_cast<int>((a_lines + steps - 1) / steps);
+}
+
+std::vector<GemmKernelCache::Kernel> ConvGemm::group_kernels(const GemmKernelCache& cache, int pixels, int groups,
+                                                             bool prefetch_a) const {
+  const int a_lines = prefetch_a ? a_prefetch_lines(pixels) : 0;
   std::vector<GemmKernelCache::Kernel> kernels;
-  for (int g = 0; g < groups; g++) kernels.push_back(cache.get(g, pixels % blocking_.nr));
+  for (int g = 0; g < groups; g++) kernels.push_back(cache.get(g, pixels % blocking_.nr, 0, a_lines));
   return kernels;
 }
 
 void ConvGemm::run_pixels(const std::vector<GemmKernelCache::Kernel>& kernels, const float* b, long b_k_stride, int pixels, float* c,
                           long c_plane_stride, float* acc, int group_begin, int group_end,
                           long residual_offset, long b_prefetch_offset) const {
-  const long a_group_bytes = k_total_ * blocking_.ur_oc * vlen_ * 4;
-  const long k_block = pixels >= kWholeKMinPixels && a_group_bytes <= kWholeKMaxABytes ? k_total_ : k_block_;
+  const long k_block = k_block_for(pixels);
   const long k_blocks = (k_total_ + k_block - 1) / k_block;
+  const float* weights = weights_;
+  const float* weights_end = weights + static_cast<long>(weights_.total());
   const long planes_per_group = static_cast<long>(blocking_.ur_oc) * vlen_ / out_pack_;
   for (int g = group_begin; g < group_end; g++) {
     const GemmKernelCache::Kernel& kernel = kernels[g];
@@ -220,6 +238,10 @@ void ConvGemm::run_pixels(const std::vector<GemmKernelCache::Kernel>& kernels, c
       args.c_plane_stride = c_plane_stride;
       args.acc_chunk_stride = static_cast<long>(pixels) * vlen_ * 4;
       args.b_prefetch_offset = b_prefetch_offset;
+      // The A block after this one (the last one's wraps to the first): read next by this
+      // task or the one after it, which kernels with prefetch_a_lines fetch meanwhile.
+      const float* next_a = args.a + k_here * conf.ur_oc * vlen_;
+      args.a_prefetch = next_a < weights_end ? next_a : weights;
       args.flags = (kb > 0 ? static_cast<long>(kGemmLoadAcc) : 0L) | (kb == k_blocks - 1 ? static_cast<long>(kGemmFinal) : 0L);
       kernel.fn(&args);
     }
@@ -232,10 +254,10 @@ long ConvGemm::range_length(long pixels, int threads) const {
 }
 
 ConvGemm::RangeKernels ConvGemm::range_kernels(const GemmKernelCache& cache, long pixels, long range_pixels,
-                                               int groups) const {
+                                               int groups, bool prefetch_a) const {
   const long ranges = (pixels + range_pixels - 1) / range_pixels;
-  return {group_kernels(cache, static_cast<int>(range_pixels), groups),
-          group_kernels(cache, static_cast<int>(pixels - (ranges - 1) * range_pixels), groups)};
+  return {group_kernels(cache, static_cast<int>(range_pixels), groups, prefetch_a),
+          group_kernels(cache, static_cast<int>(pixels - (ranges - 1) * range_pixels), groups, prefetch_a)};
 }
 
 void ConvGemm::forward_pointwise(const Mat& bottom, Mat& top, long residual_offset, const Option& opt) const {
@@ -252,7 +274,7 @@ void ConvGemm::forward_pointwise(const Mat& bottom, Mat& top, long residual_offs
   const int groups = groups_;
   // Kernels looked up once per forward: the cache's lookups lock, and a lock taken per task
   // went back and forth between the cores.
-  const RangeKernels kernels = range_kernels(*kernels_, pixels, range_pixels, groups_);
+  const RangeKernels kernels = range_kernels(*kernels_, pixels, range_pixels, groups_, true);
   const bool prefetch = pointwise_prefetch(bottom.h, bottom.w);
   // Only the first chunk group prefetches: its kernels alone (those prepare() generated).
   const RangeKernels prefetching = prefetch ? range_kernels(*prefetch_kernels_, pixels, range_pixels, 1) : RangeKernels();

@@ -72,6 +72,31 @@ TEST(ConvGemm, PointwisePrefetchesManyPlanes) {
   }
 }
 
+TEST(ConvGemm, PointwisePrefetchesLargeWeights) {
+  // Pointwise weights past half of L2 (sized from this machine's) stream from L3: every
+  // call prefetches the A block after its own (the last one's wraps to the first), with
+  // and without the B-prefetching first group, on K blocks (narrow ranges) and whole K,
+  // a channel tail, 1 and 2 threads. Weights within half of L2 get plain kernels.
+  const double half_l2 = static_cast<double>(cpu_info().l2_bytes) / 2;
+  for (Isa isa : jit_isas()) {
+    const int lanes = isa_lanes(isa);
+    const int ic = 512;
+    const int oc = (static_cast<int>(half_l2 / (4.0 * ic)) / lanes + 1) * lanes + 3;  // just past half of L2
+    for (int threads : {1, 2}) {
+      ConvTester().isa(isa).ic(ic).oc(oc).input(5, 7).kernel(1).act("relu").threads(threads).test_gemm();
+      ConvTester().isa(isa).ic(ic).oc(oc).input(12, 13).kernel(1).threads(threads).test_gemm();
+      const int side = static_cast<int>(std::sqrt(half_l2 / (4.0 * ic))) + 2;  // input past half of L2 too
+      ConvTester().isa(isa).ic(ic).oc(oc).input(side, side).kernel(1).threads(threads).test_gemm();
+    }
+    for (int out : {oc - 3, lanes * 2}) {  // whole vectors for the elempack
+      const std::vector<float> w(static_cast<size_t>(ic) * out, 0.5f), b(out, 0.f);
+      ConvGemm gemm(ConvTester().ic(ic).oc(out).kernel(1).params(), w.data(), b.data(), isa, lanes, lanes);
+      gemm.prepare(7, 7);
+      EXPECT_EQ(gemm.describe().find("_pfa") != std::string::npos, out == oc - 3) << gemm.describe();
+    }
+  }
+}
+
 TEST(ConvGemm, PointwiseFewChunksTakeThreeChunkGroups) {
   // AVX2, 40 and 64 output channels: 3 chunks x 4 pixels, groups of 3 and a last one of 2
   // (other counts and ISAs keep the general blocking). Results against the reference with
