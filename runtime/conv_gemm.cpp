@@ -143,27 +143,18 @@ ConvGemm::ConvGemm(const ConvParams& params, const float* weights, const float* 
 void ConvGemm::prepare(int ih, int iw) {
   int oh, ow;
   params_.output_size(ih, iw, oh, ow);
-  std::vector<int> tails;
   if (form_ == Form::brgemm) {
-    tails = {ow % blocking_.nr};
+    for (int g = 0; g < groups_; g++) kernels_->get(g, ow % blocking_.nr);
   } else if (strided_in_place(ow)) {
     for (int g = 0; g < groups_; g++) strided_kernels_->get(g, ow % blocking_.nr);
-    return;
   } else {  // pointwise or panels: ranges of range_length pixels, the last one the rest
     const long pixels = static_cast<long>(oh) * ow;
-    for (int threads : {1, default_num_threads()}) {
+    for (int threads : {1, default_num_threads()}) {  // the kernels forward looks up
       const long range = range_length(pixels, threads);
-      if (form_ == Form::pointwise) {  // the kernels forward_pointwise looks up
-        range_kernels(*kernels_, pixels, range, groups_, true);
-        if (pointwise_prefetch(ih, iw)) range_kernels(*prefetch_kernels_, pixels, range, 1);
-        continue;
-      }
-      tails.push_back(static_cast<int>(range % blocking_.nr));
-      tails.push_back(static_cast<int>((pixels % range) % blocking_.nr));
+      range_kernels(*kernels_, pixels, range, groups_, true);
+      if (pointwise_prefetch(ih, iw)) range_kernels(*prefetch_kernels_, pixels, range, 1);
     }
   }
-  for (int tail : tails)
-    for (int g = 0; g < groups_; g++) kernels_->get(g, tail);
 }
 
 namespace {
@@ -193,7 +184,7 @@ long ConvGemm::k_block_for(int pixels) const {
 }
 
 int ConvGemm::a_prefetch_lines(int pixels) const {
-  if (form_ != Form::pointwise || !outgrows_half_l2(static_cast<double>(weights_.bytes()))) return 0;
+  if (form_ == Form::brgemm || weights_.bytes() <= cpu_info().l2_bytes) return 0;
   const long k_block = k_block_for(pixels);
   const long a_lines = (k_block * blocking_.ur_oc * vlen_ * 4 + 63) / 64;
   const long steps = static_cast<long>((pixels + blocking_.nr - 1) / blocking_.nr) * (k_block / k_pack_);
@@ -337,7 +328,7 @@ void ConvGemm::forward_panels(const Mat& bottom, Mat& top, const ConvPads& pads,
   const int ip = in_pack_, kh = p.kh, kw = p.kw, icg_count = p.ic / ip;
   const long src_cstep = static_cast<long>(bottom.cstep) * ip;
   const bool im2col = form_ == Form::im2col;
-  const RangeKernels kernels = range_kernels(*kernels_, pixels, range_pixels, groups_);
+  const RangeKernels kernels = range_kernels(*kernels_, pixels, range_pixels, groups_, true);
   run_tasks(ranges, threads, [&](long range, int thread) {
     float* panel = static_cast<float*>(work.data) + (panel_floats + acc_floats) * thread;
     float* acc = panel + panel_floats;

@@ -72,10 +72,10 @@ class ConvGemm final : public ConvImpl {
   };
   RangeKernels range_kernels(const GemmKernelCache& cache, long pixels, long range_pixels, int groups,
                              bool prefetch_a = false) const;
-  // Pointwise weights past half of L2 stream from L3 on every forward: each call then
+  // Weights past L2 stream from L3 on every forward: each pointwise or panel call then
   // prefetches the A block after its own (the next chunk group's, or its next K block),
   // this many lines per k group, so that all of it is in L2 when that call starts. 0 for
-  // weights within half of L2.
+  // weights within L2 and for brgemm (batch-reduced calls).
   int a_prefetch_lines(int pixels) const;
   long k_block_for(int pixels) const;  // K per call over `pixels` pixels
   bool input_outgrows_half_l2(int ih, int iw) const;  // an ih x iw input of all ic channels

@@ -72,21 +72,24 @@ TEST(ConvGemm, PointwisePrefetchesManyPlanes) {
   }
 }
 
-TEST(ConvGemm, PointwisePrefetchesLargeWeights) {
-  // Pointwise weights past half of L2 (sized from this machine's) stream from L3: every
+TEST(ConvGemm, LargeWeightsPrefetchTheNextBlock) {
+  // Weights past L2 (sized from this machine's) stream from L3: every pointwise or panel
   // call prefetches the A block after its own (the last one's wraps to the first), with
   // and without the B-prefetching first group, on K blocks (narrow ranges) and whole K,
-  // a channel tail, 1 and 2 threads. Weights within half of L2 get plain kernels.
-  const double half_l2 = static_cast<double>(cpu_info().l2_bytes) / 2;
+  // subsampled and im2col panels, a channel tail, 1 and 2 threads. Weights within L2 get
+  // plain kernels.
+  const double l2 = static_cast<double>(cpu_info().l2_bytes);
   for (Isa isa : jit_isas()) {
     const int lanes = isa_lanes(isa);
     const int ic = 512;
-    const int oc = (static_cast<int>(half_l2 / (4.0 * ic)) / lanes + 1) * lanes + 3;  // just past half of L2
+    const int oc = (static_cast<int>(l2 / (4.0 * ic)) / lanes + 1) * lanes + 3;  // just past L2
     for (int threads : {1, 2}) {
       ConvTester().isa(isa).ic(ic).oc(oc).input(5, 7).kernel(1).act("relu").threads(threads).test_gemm();
       ConvTester().isa(isa).ic(ic).oc(oc).input(12, 13).kernel(1).threads(threads).test_gemm();
-      const int side = static_cast<int>(std::sqrt(half_l2 / (4.0 * ic))) + 2;  // input past half of L2 too
+      const int side = static_cast<int>(std::sqrt(l2 / (8.0 * ic))) + 2;  // input past half of L2 too
       ConvTester().isa(isa).ic(ic).oc(oc).input(side, side).kernel(1).threads(threads).test_gemm();
+      ConvTester().isa(isa).ic(ic).oc(oc).input(9, 11).kernel(1).stride(2).threads(threads).test_gemm();
+      ConvTester().isa(isa).ic(ic / 2).oc(oc).input(7, 9).kernel(3).pad(1).threads(threads).test_gemm();
     }
     for (int out : {oc - 3, lanes * 2}) {  // whole vectors for the elempack
       const std::vector<float> w(static_cast<size_t>(ic) * out, 0.5f), b(out, 0.f);
