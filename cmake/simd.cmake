@@ -3,10 +3,16 @@
 # one-line .cpp with the matching -m flags; runtime/cpu.h picks the variant at run time.
 # This keeps a single source per helper (no per-ISA copies) while the baseline library
 # still runs on any x86-64.
+#
+# -fno-trapping-math: no code here reads floating-point exception flags, and without it GCC
+# will not if-convert a select whose arms do float arithmetic (`small ? m + m - 1 : m - 1`
+# in log_f, the clamps of exp_f), so every loop calling simd_math.h stayed scalar ("control
+# flow in loop"): AlexNet's LRNs took 12 ns a value. It changes no result (no reassociation,
+# only which exception flags may be raised).
 set(JITCONV_SIMD_ISAS scalar avx2 avx512)
-set(JITCONV_SIMD_FLAGS_scalar "")
-set(JITCONV_SIMD_FLAGS_avx2 -mavx2 -mfma -mf16c)
-set(JITCONV_SIMD_FLAGS_avx512 -mavx512f -mavx512bw -mavx512dq -mavx512vl -mfma -mf16c -mavx2 -mprefer-vector-width=512)
+set(JITCONV_SIMD_FLAGS_scalar -fno-trapping-math)
+set(JITCONV_SIMD_FLAGS_avx2 -fno-trapping-math -mavx2 -mfma -mf16c)
+set(JITCONV_SIMD_FLAGS_avx512 -fno-trapping-math -mavx512f -mavx512bw -mavx512dq -mavx512vl -mfma -mf16c -mavx2 -mprefer-vector-width=512)
 
 function(jitconv_simd_sources out_var)
   file(GLOB _inls CONFIGURE_DEPENDS
