@@ -20,6 +20,12 @@ TEST(DataShuffleChannel, MatchesReference) {
     }
   }
   LayerTester("ShuffleChannel").param(0, 4).input(random_mat4(5, 3, 2, 32, seed++)).tolerance(0.f).test();
+  // Two groups of packed channels take the paired gather (two sources a shuffle, eight
+  // lanes at a time, the last pixels one by one): 1-4 pixels, halves starting mid-pack
+  // (116 at pack 4, 24 and 232 at pack 8), a lone pixel group.
+  for (int channels : {12, 24, 116, 232})
+    for (int pixels : {1, 2, 3, 4})
+      LayerTester("ShuffleChannel").param(0, 2).input(random_mat(pixels, 1, channels, seed++)).tolerance(0.f).test();
 }
 
 TEST(DataShuffleChannel, RejectsBadGroups) {
