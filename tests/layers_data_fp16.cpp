@@ -37,6 +37,9 @@ std::vector<Case> cases() {
   ParamDict shuffle;
   shuffle.set(0, 4);
   all.push_back({"ShuffleChannel", shuffle, {random_mat(5, 4, 48, 8u)}, 0});
+  ParamDict halves;  // two groups: the paired gather
+  halves.set(0, 2);
+  all.push_back({"ShuffleChannel", halves, {random_mat(5, 3, 24, 11u)}, 0});
   all.push_back({"Flatten", ParamDict(), {random_mat(5, 4, 24, 9u)}, 0});
   all.push_back({"Split", ParamDict(), {random_mat(5, 4, 24, 10u)}, 2});
   return all;
