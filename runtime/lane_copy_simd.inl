@@ -3,7 +3,6 @@
 // packed blob, ShuffleChannel and Slice on packed blobs). Included per ISA.
 #include <cstdint>
 #include <cstring>
-#include <type_traits>
 
 #include "runtime/lane_copy_kernels.h"
 
@@ -25,13 +24,6 @@ bool gather_pairs(const T* const* src, T* dst, long count) {
   for (int k = 1; k < kLanes / 2; k++)
     if (src[2 * k] != a + k || src[2 * k + 1] != b + k) return false;
   typedef T vec __attribute__((vector_size(8 * sizeof(T))));
-  typedef int32_t mask_t __attribute__((vector_size(8 * sizeof(int32_t))));
-  typedef typename std::conditional<sizeof(T) == 4, int32_t, int16_t>::type index_t;
-  typedef index_t index_vec __attribute__((vector_size(8 * sizeof(index_t))));
-  // Output lane p: pixel p / kLanes, lane p % kLanes = 2k (+1) <- a (b) element k of that pixel.
-  constexpr mask_t kMask4 = {0, 8, 1, 9, 4, 12, 5, 13};
-  constexpr mask_t kMask8 = {0, 8, 1, 9, 2, 10, 3, 11};
-  const index_vec mask = __builtin_convertvector(kLanes == 4 ? kMask4 : kMask8, index_vec);
   constexpr long kPixels = 8 / kLanes;
   long i = 0;
   // Each load reads 8 elements from a source's lane offset on: up to kLanes / 2 lanes into
@@ -40,7 +32,13 @@ bool gather_pairs(const T* const* src, T* dst, long count) {
     vec va, vb;
     std::memcpy(&va, a + i * kLanes, sizeof va);
     std::memcpy(&vb, b + i * kLanes, sizeof vb);
-    const vec out = __builtin_shuffle(va, vb, mask);
+    // Output lane p: pixel p / kLanes, lane p % kLanes = 2k (+1) <- a (b) element k of that
+    // pixel (__builtin_shufflevector: GCC 12 and clang alike).
+    vec out;
+    if constexpr (kLanes == 4)
+      out = __builtin_shufflevector(va, vb, 0, 8, 1, 9, 4, 12, 5, 13);
+    else
+      out = __builtin_shufflevector(va, vb, 0, 8, 1, 9, 2, 10, 3, 11);
     std::memcpy(dst + i * kLanes, &out, sizeof out);
   }
   for (; i < count; i++)
