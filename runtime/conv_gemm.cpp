@@ -151,7 +151,7 @@ void ConvGemm::prepare(int ih, int iw) {
     const long pixels = static_cast<long>(oh) * ow;
     for (int threads : {1, default_num_threads()}) {  // the kernels forward looks up
       const long range = range_length(pixels, threads);
-      range_kernels(*kernels_, pixels, range, groups_, true);
+      range_kernels(*kernels_, pixels, range, groups_);
       if (pointwise_prefetch(ih, iw)) range_kernels(*prefetch_kernels_, pixels, range, 1);
     }
   }
@@ -183,17 +183,18 @@ long ConvGemm::k_block_for(int pixels) const {
   return pixels >= kWholeKMinPixels && a_group_bytes <= kWholeKMaxABytes ? k_total_ : k_block_;
 }
 
-int ConvGemm::a_prefetch_lines(int pixels) const {
-  if (form_ == Form::brgemm || weights_.bytes() <= cpu_info().l2_bytes) return 0;
+int ConvGemm::a_prefetch_lines(const GemmKernelCache& cache, int pixels) const {
+  // Kernels that prefetch B or reduce over a batch cannot also prefetch A.
+  if (cache.base().prefetch_b || cache.base().batch_reduce || weights_.bytes() <= cpu_info().l2_bytes) return 0;
   const long k_block = k_block_for(pixels);
   const long a_lines = (k_block * blocking_.ur_oc * vlen_ * 4 + 63) / 64;
   const long steps = static_cast<long>((pixels + blocking_.nr - 1) / blocking_.nr) * (k_block / k_pack_);
   return static_cast<int>((a_lines + steps - 1) / steps);
 }
 
-std::vector<GemmKernelCache::Kernel> ConvGemm::group_kernels(const GemmKernelCache& cache, int pixels, int groups,
-                                                             bool prefetch_a) const {
-  const int a_lines = prefetch_a ? a_prefetch_lines(pixels) : 0;
+std::vector<GemmKernelCache::Kernel> ConvGemm::group_kernels(const GemmKernelCache& cache, int pixels,
+                                                             int groups) const {
+  const int a_lines = a_prefetch_lines(cache, pixels);
   std::vector<GemmKernelCache::Kernel> kernels;
   for (int g = 0; g < groups; g++) kernels.push_back(cache.get(g, pixels % blocking_.nr, 0, a_lines));
   return kernels;
@@ -245,10 +246,10 @@ long ConvGemm::range_length(long pixels, int threads) const {
 }
 
 ConvGemm::RangeKernels ConvGemm::range_kernels(const GemmKernelCache& cache, long pixels, long range_pixels,
-                                               int groups, bool prefetch_a) const {
+                                               int groups) const {
   const long ranges = (pixels + range_pixels - 1) / range_pixels;
-  return {group_kernels(cache, static_cast<int>(range_pixels), groups, prefetch_a),
-          group_kernels(cache, static_cast<int>(pixels - (ranges - 1) * range_pixels), groups, prefetch_a)};
+  return {group_kernels(cache, static_cast<int>(range_pixels), groups),
+          group_kernels(cache, static_cast<int>(pixels - (ranges - 1) * range_pixels), groups)};
 }
 
 void ConvGemm::forward_pointwise(const Mat& bottom, Mat& top, long residual_offset, const Option& opt) const {
@@ -265,7 +266,7 @@ void ConvGemm::forward_pointwise(const Mat& bottom, Mat& top, long residual_offs
   const int groups = groups_;
   // Kernels looked up once per forward: the cache's lookups lock, and a lock taken per task
   // went back and forth between the cores.
-  const RangeKernels kernels = range_kernels(*kernels_, pixels, range_pixels, groups_, true);
+  const RangeKernels kernels = range_kernels(*kernels_, pixels, range_pixels, groups_);
   const bool prefetch = pointwise_prefetch(bottom.h, bottom.w);
   // Only the first chunk group prefetches: its kernels alone (those prepare() generated).
   const RangeKernels prefetching = prefetch ? range_kernels(*prefetch_kernels_, pixels, range_pixels, 1) : RangeKernels();
@@ -328,7 +329,7 @@ void ConvGemm::forward_panels(const Mat& bottom, Mat& top, const ConvPads& pads,
   const int ip = in_pack_, kh = p.kh, kw = p.kw, icg_count = p.ic / ip;
   const long src_cstep = static_cast<long>(bottom.cstep) * ip;
   const bool im2col = form_ == Form::im2col;
-  const RangeKernels kernels = range_kernels(*kernels_, pixels, range_pixels, groups_, true);
+  const RangeKernels kernels = range_kernels(*kernels_, pixels, range_pixels, groups_);
   run_tasks(ranges, threads, [&](long range, int thread) {
     float* panel = static_cast<float*>(work.data) + (panel_floats + acc_floats) * thread;
     float* acc = panel + panel_floats;

@@ -64,19 +64,17 @@ class ConvGemm final : public ConvImpl {
   bool strided_in_place(int ow) const;
   // The kernels of chunk groups [0, groups) for calls over `pixels` pixels (looked up once
   // per forward, outside the threads' tasks).
-  // prefetch_a: kernels that prefetch the next A block (a_prefetch_lines).
-  std::vector<GemmKernelCache::Kernel> group_kernels(const GemmKernelCache& cache, int pixels, int groups,
-                                                     bool prefetch_a = false) const;
+  // Kernels that may prefetch A do (a_prefetch_lines).
+  std::vector<GemmKernelCache::Kernel> group_kernels(const GemmKernelCache& cache, int pixels, int groups) const;
   struct RangeKernels {
     std::vector<GemmKernelCache::Kernel> full, last;  // for full ranges / the last range
   };
-  RangeKernels range_kernels(const GemmKernelCache& cache, long pixels, long range_pixels, int groups,
-                             bool prefetch_a = false) const;
-  // Weights past L2 stream from L3 on every forward: each pointwise or panel call then
+  RangeKernels range_kernels(const GemmKernelCache& cache, long pixels, long range_pixels, int groups) const;
+  // Weights past L2 stream from L3 on every forward: each call of `cache`'s kernels then
   // prefetches the A block after its own (the next chunk group's, or its next K block),
   // this many lines per k group, so that all of it is in L2 when that call starts. 0 for
-  // weights within L2 and for brgemm (batch-reduced calls).
-  int a_prefetch_lines(int pixels) const;
+  // weights within L2 and for kernels that prefetch B or are batch-reduced (brgemm).
+  int a_prefetch_lines(const GemmKernelCache& cache, int pixels) const;
   long k_block_for(int pixels) const;  // K per call over `pixels` pixels
   bool input_outgrows_half_l2(int ih, int iw) const;  // an ih x iw input of all ic channels
   // Pointwise calls over an ih x iw input prefetch B ahead in the first chunk group (see

@@ -20,6 +20,7 @@ class GemmKernelCache {
   // oc: valid output channels (chunks = ceil(oc / vlen)).
   GemmKernelCache(const GemmConf& base, int oc);
 
+  const GemmConf& base() const { return base_; }
   int groups() const { return groups_; }
   int chunks() const { return chunks_; }
   int group_size() const { return base_.ur_oc; }
