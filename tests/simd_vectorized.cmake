@@ -1,27 +1,36 @@
 # The per-ISA helpers (runtime/**/*_simd.inl) are plain loops that only run fast when the
 # compiler vectorizes them; a flag or a branch in simd_math.h can silently turn them back
 # into scalar code (they did: without -fno-trapping-math every loop calling exp_f / log_f
-# stayed scalar). This checks the generated code: each function listed below must contain
-# a vector FMA on the ISA's full-width registers (the exp / log polynomials).
+# stayed scalar), or vectorize them the wrong way round (BinaryOp's rows against a 16-float
+# pattern: GCC 12 vectorized the outer loop as a 16-way interleave of vpermd / blends,
+# 4x slower on AVX2, until the pattern was copied into a local array). This checks the
+# generated code: each function listed below must contain (require) or must not contain
+# (forbid) an instruction matching its pattern.
 #
 # -DOBJECTS=a.o|b.o|...  the jitconv library's object files
 # -DOBJDUMP=path
 cmake_minimum_required(VERSION 3.16)
 string(REPLACE "|" ";" objects "${OBJECTS}")
-# object file name stem | function name (demangled, a prefix of it) | register
+# object file name stem | function name (demangled, a prefix of it) | require or forbid |
+# instruction regex (the exp / log polynomials' full-width vector FMAs; BinaryOp's permutes)
+set(ymm_fma "vfn?m[a-z]+[0-9]+ps.*%ymm")  # no "|": it separates the fields
+set(zmm_fma "vfn?m[a-z]+[0-9]+ps.*%zmm")
 set(checks
-  "lrn_simd_avx2|jitconv::avx2::lrn_normalize(|ymm"
-  "softmax_simd_avx2|jitconv::avx2::softmax_block(|ymm"
-  "elementwise_simd_avx2|jitconv::avx2::unary_inplace(|ymm"
-  "lrn_simd_avx512|jitconv::avx512::lrn_normalize(|zmm"
-  "softmax_simd_avx512|jitconv::avx512::softmax_block(|zmm"
-  "elementwise_simd_avx512|jitconv::avx512::unary_inplace(|zmm")
+  "lrn_simd_avx2|jitconv::avx2::lrn_normalize(|require|${ymm_fma}"
+  "softmax_simd_avx2|jitconv::avx2::softmax_block(|require|${ymm_fma}"
+  "elementwise_simd_avx2|jitconv::avx2::unary_inplace(|require|${ymm_fma}"
+  "elementwise_simd_avx2|jitconv::avx2::binary_row(|forbid|vpermd"
+  "lrn_simd_avx512|jitconv::avx512::lrn_normalize(|require|${zmm_fma}"
+  "softmax_simd_avx512|jitconv::avx512::softmax_block(|require|${zmm_fma}"
+  "elementwise_simd_avx512|jitconv::avx512::unary_inplace(|require|${zmm_fma}"
+  "elementwise_simd_avx512|jitconv::avx512::binary_row(|forbid|vperm[di]")
 set(failures 0)
 foreach(check ${checks})
   string(REPLACE "|" ";" parts "${check}")
   list(GET parts 0 stem)
   list(GET parts 1 function)
-  list(GET parts 2 reg)
+  list(GET parts 2 mode)
+  list(GET parts 3 pattern)
   set(object "")
   foreach(o ${objects})
     get_filename_component(name ${o} NAME)
@@ -46,7 +55,7 @@ foreach(check ${checks})
   string(REPLACE "\n" ";" lines "${asm}")
   set(inside FALSE)
   set(found_function FALSE)
-  set(fmas 0)
+  set(matches 0)
   foreach(line IN LISTS lines)
     if(line MATCHES "^[0-9a-f]+ <(.*)>:$")
       string(FIND "${CMAKE_MATCH_1}" "${function}" at)
@@ -56,20 +65,23 @@ foreach(check ${checks})
       else()
         set(inside FALSE)
       endif()
-    elseif(inside AND line MATCHES "vfn?m(add|sub)[0-9]+ps.*%${reg}")
-      math(EXPR fmas "${fmas} + 1")
+    elseif(inside AND line MATCHES "${pattern}")
+      math(EXPR matches "${matches} + 1")
     endif()
   endforeach()
   if(NOT found_function)
     message(SEND_ERROR "${function} not found in ${object}")
     math(EXPR failures "${failures} + 1")
-  elseif(fmas EQUAL 0)
-    message(SEND_ERROR "${function} in ${object} has no ${reg} FMA: its loops were not vectorized")
+  elseif(mode STREQUAL "require" AND matches EQUAL 0)
+    message(SEND_ERROR "${function} in ${object} has no '${pattern}': its loops were not vectorized")
+    math(EXPR failures "${failures} + 1")
+  elseif(mode STREQUAL "forbid" AND matches GREATER 0)
+    message(SEND_ERROR "${function} in ${object} has ${matches} x '${pattern}': vectorized the wrong way")
     math(EXPR failures "${failures} + 1")
   else()
-    message(STATUS "${function}: ${fmas} ${reg} FMAs")
+    message(STATUS "${function}: ${matches} x '${pattern}' (${mode})")
   endif()
 endforeach()
 if(failures GREATER 0)
-  message(FATAL_ERROR "${failures} helper(s) not vectorized")
+  message(FATAL_ERROR "${failures} helper(s) not vectorized as required")
 endif()
