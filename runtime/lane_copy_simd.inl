@@ -79,9 +79,44 @@ void gather_typed(const LaneGatherJob& job) {
   }
 }
 
+// All four lanes of pack-4 elements into four planes, eight pixels at a time: four loads,
+// a 4 x 8 transpose in registers, four stores (lane by lane, each plane's loop re-read the
+// source with strided loads: 3.8x a memcpy of the same bytes on AVX2, Slice of shufflenet_v2's
+// 116 x 28 x 28 blobs into pack-1 halves).
+template <typename T>
+void scatter_quad(const T* src, T* const* dst, long count) {
+  typedef T vec __attribute__((vector_size(8 * sizeof(T))));
+  long i = 0;
+  for (; i + 8 <= count; i += 8) {
+    vec v0, v1, v2, v3;  // pixels 0-1, 2-3, 4-5, 6-7 of the eight, four lanes each
+    std::memcpy(&v0, src + i * 4, sizeof v0);
+    std::memcpy(&v1, src + i * 4 + 8, sizeof v1);
+    std::memcpy(&v2, src + i * 4 + 16, sizeof v2);
+    std::memcpy(&v3, src + i * 4 + 24, sizeof v3);
+    // Lanes 0 / 1 (2 / 3) of pixels 0-3, then of 4-7.
+    const vec a01 = __builtin_shufflevector(v0, v1, 0, 4, 8, 12, 1, 5, 9, 13);
+    const vec a23 = __builtin_shufflevector(v0, v1, 2, 6, 10, 14, 3, 7, 11, 15);
+    const vec b01 = __builtin_shufflevector(v2, v3, 0, 4, 8, 12, 1, 5, 9, 13);
+    const vec b23 = __builtin_shufflevector(v2, v3, 2, 6, 10, 14, 3, 7, 11, 15);
+    const vec out[4] = {__builtin_shufflevector(a01, b01, 0, 1, 2, 3, 8, 9, 10, 11),
+                        __builtin_shufflevector(a01, b01, 4, 5, 6, 7, 12, 13, 14, 15),
+                        __builtin_shufflevector(a23, b23, 0, 1, 2, 3, 8, 9, 10, 11),
+                        __builtin_shufflevector(a23, b23, 4, 5, 6, 7, 12, 13, 14, 15)};
+    for (int l = 0; l < 4; l++) std::memcpy(dst[l] + i, &out[l], sizeof out[l]);
+  }
+  for (; i < count; i++)
+    for (int l = 0; l < 4; l++) dst[l][i] = src[i * 4 + l];
+}
+
 template <typename T, int kStep>
 void scatter(const LaneScatterJob& job) {
   const T* src = static_cast<const T*>(job.src);
+  if constexpr (kStep == 4)
+    if (job.lanes == 4) {
+      T* dst[4];
+      for (int l = 0; l < 4; l++) dst[l] = static_cast<T*>(job.dst[l]);
+      return scatter_quad<T>(src, dst, job.count);
+    }
   for (int l = 0; l < job.lanes; l++) {
     T* dst = static_cast<T*>(job.dst[l]);
     for (long i = 0; i < job.count; i++) dst[i] = src[i * kStep + l];
