@@ -39,7 +39,7 @@ void build(const ConvPanelJob& job) {
           // panel copy of 1x1 s2 512->256 @28 was a quarter of its time). The first tap's
           // pass over a plane prefetches, segment by segment, the rows the next plane's taps
           // will read: a whole plane's copy ahead (prefetching just the next segment's row
-          // measured no better). x oneDNN, four rounds, one / two threads: 512->256 @28
+          // measured no better). x oneDNN, one / two threads (4 / 3 rounds): 512->256 @28
           // 0.90 -> 0.98 / 0.95 -> 1.07, 1024->512 @14 1.00 -> 1.05 / 1.05 -> 1.25.
           if (y == 0 && x == 0 && icg + 1 < job.channel_packs)
             for (int r = 0; r < job.kh; r++) prefetch_row<IP>(job, src + job.src_cstep, iy + r * job.dh);
