@@ -63,8 +63,7 @@ class ConvGemm final : public ConvImpl {
   // Subsample problems read in place (unpadded, output rows of at least this many pixels).
   bool strided_in_place(int ow) const;
   // The kernels of chunk groups [0, groups) for calls over `pixels` pixels (looked up once
-  // per forward, outside the threads' tasks).
-  // Kernels that may prefetch A do (a_prefetch_lines).
+  // per forward, outside the threads' tasks), prefetching A where a_prefetch_lines says so.
   std::vector<GemmKernelCache::Kernel> group_kernels(const GemmKernelCache& cache, int pixels, int groups) const;
   struct RangeKernels {
     std::vector<GemmKernelCache::Kernel> full, last;  // for full ranges / the last range

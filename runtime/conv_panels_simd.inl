@@ -41,8 +41,12 @@ void build(const ConvPanelJob& job) {
           // will read: a whole plane's copy ahead (prefetching just the next segment's row
           // measured no better). x oneDNN, one / two threads (4 / 3 rounds): 512->256 @28
           // 0.90 -> 0.98 / 0.95 -> 1.07, 1024->512 @14 1.00 -> 1.05 / 1.05 -> 1.25.
-          if (y == 0 && x == 0 && icg + 1 < job.channel_packs)
-            for (int r = 0; r < job.kh; r++) prefetch_row<IP>(job, src + job.src_cstep, iy + r * job.dh);
+          // After the first segment, the kernel rows the previous output row shared with this
+          // one (all but sh / dh of them when sh is a multiple of dh) are on their way already.
+          if (y == 0 && x == 0 && icg + 1 < job.channel_packs) {
+            const int first_new = j > 0 && job.sh % job.dh == 0 ? std::max(0, job.kh - job.sh / job.dh) : 0;
+            for (int r = first_new; r < job.kh; r++) prefetch_row<IP>(job, src + job.src_cstep, iy + r * job.dh);
+          }
           float* out = dst + static_cast<long>(j) * k_pack;
           if (iy < 0 || iy >= job.ih) {
             for (int r = 0; r < run; r++)
