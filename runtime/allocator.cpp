@@ -59,15 +59,22 @@ void PoolAllocator::clear() {
 
 void* PoolAllocator::fast_malloc(size_t size) {
   {
+    // The smallest fitting block: the first fitting one could hand a large block to a small
+    // request and make the next large request allocate afresh (a Net's blob pool then
+    // grew on the second forward instead of reusing the first forward's blocks).
     std::lock_guard<std::mutex> lock(mutex_);
+    auto best = idle_.end();
     for (auto it = idle_.begin(); it != idle_.end(); ++it) {
       const size_t block_size = it->first;
-      if (block_size >= size && ((block_size * size_compare_ratio_) >> 8) <= size) {
-        used_.push_back(*it);
-        void* ptr = it->second;
-        idle_.erase(it);
-        return ptr;
-      }
+      if (block_size >= size && ((block_size * size_compare_ratio_) >> 8) <= size &&
+          (best == idle_.end() || block_size < best->first))
+        best = it;
+    }
+    if (best != idle_.end()) {
+      used_.push_back(*best);
+      void* ptr = best->second;
+      idle_.erase(best);
+      return ptr;
     }
   }
   void* ptr = aligned_malloc(size);

@@ -33,7 +33,8 @@ class AlignedAllocator final : public Allocator {
 };
 
 // Keeps freed blocks and hands them out again to a request of fitting size: a block
-// is reused when it is at least the request and at most request / size_compare_ratio.
+// is reused when it is at least the request and at most request / size_compare_ratio
+// (the smallest such block).
 // Thread-safe. Blocks are released when the pool is cleared or destroyed.
 class PoolAllocator final : public Allocator {
  public:

@@ -32,6 +32,7 @@ Extractor::Extractor(const Net& net) : net_(&net), opt_(net.opt) {
   opt_.use_fp16_storage = net.pipeline_opt_.use_fp16_storage;
   opt_.use_bf16_storage = net.pipeline_opt_.use_bf16_storage;
   if (opt_.use_local_pool_allocator && !opt_.workspace_allocator) opt_.workspace_allocator = net.workspace_pool_.get();
+  if (opt_.use_local_pool_allocator && !opt_.blob_allocator) opt_.blob_allocator = net.blob_pool_.get();
   clear();
 }
 
@@ -89,26 +90,39 @@ void Extractor::extract(const std::string& blob_name, Mat& out, Layout layout) {
 }
 
 void Extractor::extract(int blob, Mat& out, Layout layout) {
-  Mat raw;
-  extract_raw(blob, raw);
+  const Mat& raw = computed(blob);
   if (raw.dims == 0) {
     out = raw;
     return;
   }
+  // The result goes to the user's allocator (or malloc), not the Net's blob pool.
+  Option out_opt = opt_;
+  out_opt.blob_allocator = user_blob_allocator();
   if (layout == Layout::nhwc) {
     Mat wide;
     convert_layout(raw, wide, raw.elempack, Storage::fp32, opt_);
-    blob_to_nhwc(wide, out, opt_);
+    blob_to_nhwc(wide, out, out_opt);
   } else {
-    convert_to_plain(raw, out, opt_);
+    convert_to_plain(raw, out, out_opt);
   }
+  out = detached(out);
 }
 
-void Extractor::extract_raw(int blob, Mat& out) {
+void Extractor::extract_raw(int blob, Mat& out) { out = detached(computed(blob)); }
+
+const Mat& Extractor::computed(int blob) {
   if (blob < 0 || static_cast<size_t>(blob) >= blobs_.size())
     fail("extract: blob index ", blob, " outside 0..", static_cast<int>(blobs_.size()) - 1);
   compute(blob);
-  out = blobs_[blob];
+  return blobs_[blob];
+}
+
+Allocator* Extractor::user_blob_allocator() const {
+  return opt_.blob_allocator == net_->blob_pool_.get() ? nullptr : opt_.blob_allocator;
+}
+
+Mat Extractor::detached(const Mat& m) const {
+  return m.allocator == net_->blob_pool_.get() && m.data ? m.clone(user_blob_allocator()) : m;
 }
 
 // Runs the producers the blob depends on, depth first, with an explicit stack so deep

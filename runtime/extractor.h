@@ -50,10 +50,12 @@ class Extractor {
   void input(int blob_index, const Mat& in, Layout layout = Layout::nchw);
 
   // Computes (if needed) and returns a blob as fp32, elempack 1, in `layout`. The result
-  // may share data with the Extractor's copy: do not write to it while extracting more.
+  // may share data with the Extractor's copy (never with the Net's blob pool): do not
+  // write to it while extracting more.
   void extract(const std::string& blob_name, Mat& out, Layout layout = Layout::nchw);
   void extract(int blob_index, Mat& out, Layout layout = Layout::nchw);
-  // The blob as the network holds it (packed, possibly fp16/bf16), without conversion.
+  // The blob as the network holds it (packed, possibly fp16/bf16), without conversion
+  // (copied out of the Net's blob pool when it lives there).
   void extract_raw(int blob_index, Mat& out);
 
   // Forgets every input and computed blob.
@@ -62,8 +64,13 @@ class Extractor {
  private:
   int blob_index(const std::string& name, const char* what) const;
   void compute(int blob);
+  const Mat& computed(int blob);  // compute(blob) after checking the index; the Extractor's copy
   void run_layer(int layer_index);
   Mat take_bottom(int blob);
+  // The blob allocator the user chose (null for malloc): opt_'s unless it is the Net's pool.
+  Allocator* user_blob_allocator() const;
+  // m, or a copy of it through user_blob_allocator() where m lives in the Net's blob pool.
+  Mat detached(const Mat& m) const;
 
   const Net* net_;
   Option opt_;

@@ -30,7 +30,8 @@ class ReaderWeights final : public WeightSource {
 }  // namespace
 
 Net::Net()
-    : creator_(create_layer), missing_message_("unknown layer type"), workspace_pool_(std::make_unique<PoolAllocator>()) {}
+    : creator_(create_layer), missing_message_("unknown layer type"), workspace_pool_(std::make_unique<PoolAllocator>()),
+      blob_pool_(std::make_unique<PoolAllocator>()) {}
 
 Net::~Net() { clear(); }
 

@@ -77,8 +77,9 @@ class Net {
   // Throws unless load_param and load_model have succeeded. The Extractor refers to this
   // Net, which must outlive it.
   Extractor create_extractor() const;
-  // The pool Extractors take scratch from (Option::use_local_pool_allocator).
+  // The pools Extractors take scratch and blobs from (Option::use_local_pool_allocator).
   const PoolAllocator& local_workspace_pool() const { return *workspace_pool_; }
+  const PoolAllocator& local_blob_pool() const { return *blob_pool_; }
 
   bool ready() const { return ready_; }
   const ParamGraph& graph() const { return graph_; }
@@ -132,6 +133,7 @@ class Net {
   Isa isa_ = Isa::scalar;
   Option pipeline_opt_;
   std::unique_ptr<PoolAllocator> workspace_pool_;  // Option::use_local_pool_allocator
+  std::unique_ptr<PoolAllocator> blob_pool_;       // the same, for blobs between layers
   size_t pipelines_ = 0;                    // layers whose create_pipeline ran
   bool ready_ = false;
 };

@@ -15,11 +15,13 @@ struct Option {
   int num_threads = 1;
   Allocator* blob_allocator = nullptr;       // for blobs passed between layers
   Allocator* workspace_allocator = nullptr;  // for per-forward scratch (padding, im2col)
-  // ncnn's default: with no workspace_allocator given, a Net's Extractors take their
-  // scratch from a pool the Net owns, so a forward reuses the blocks of the previous one
-  // instead of getting fresh pages from the system (a page fault per 4 KB on each use:
-  // Winograd's transformed tiles at two threads, 128@28, ran 2.6x slower through malloc).
-  // jitconv pools only scratch, never blobs: an extracted Mat may outlive its Net.
+  // ncnn's default: with no workspace_allocator / blob_allocator given, a Net's Extractors
+  // take their scratch and the blobs between layers from two pools the Net owns, so a
+  // forward reuses the blocks of the previous one instead of getting fresh pages from the
+  // system (a page fault per 4 KB on each use: Winograd's transformed tiles at two threads,
+  // 128@28, ran 2.6x slower through malloc; blobs went back to the system and were
+  // faulted in again on every forward whenever glibc's heap trimming struck). What extract
+  // returns is never pool memory (copied out where it would be), so it may outlive its Net.
   bool use_local_pool_allocator = true;
 
   bool use_packing_layout = true;  // elempack 4/8/16 between layers

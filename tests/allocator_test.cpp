@@ -52,6 +52,21 @@ TEST(PoolAllocator, ReusesAFittingBlock) {
   pool.fast_free(c);
 }
 
+TEST(PoolAllocator, ReusesTheSmallestFittingBlock) {
+  // Both idle blocks fit a 550-byte request (ratio 0.5); the 600-byte one is taken, so the
+  // 1000-byte block is still there for the next 1000-byte request.
+  PoolAllocator pool;
+  void* large = pool.fast_malloc(1000);
+  void* small = pool.fast_malloc(600);
+  pool.fast_free(large);
+  pool.fast_free(small);
+  EXPECT_EQ(pool.fast_malloc(550), small);
+  EXPECT_EQ(pool.fast_malloc(1000), large);
+  EXPECT_EQ(pool.idle_block_count(), 0u);
+  pool.fast_free(small);
+  pool.fast_free(large);
+}
+
 TEST(PoolAllocator, DoesNotReuseTooLargeOrTooSmallBlocks) {
   PoolAllocator pool;
   void* big = pool.fast_malloc(1000);

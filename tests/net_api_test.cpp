@@ -10,6 +10,7 @@
 #include "reference/reference_executor.h"
 #include "runtime/allocator.h"
 #include "runtime/layers/convolution.h"
+#include "runtime/packing.h"
 #include "tests/net_test_util.h"
 
 namespace jitconv {
@@ -198,6 +199,66 @@ Convolution  c2  1 1 b1 out 0=48 1=3 4=1 5=1 6=27648
   expect_outputs_equal(run_outputs(own, inputs, 2), first);
   EXPECT_GT(mine.idle_block_count(), 0u);
   EXPECT_EQ(own.local_workspace_pool().idle_block_count(), 0u);
+}
+
+TEST(NetExtractor, BlobsComeFromTheNetsPoolButExtractedMatsDoNot) {
+  // The blobs between layers come from the Net's blob pool (a second forward adds no
+  // blocks: no fresh pages per inference), but what extract / extract_raw return is
+  // copied out of it, so it stays valid after the Net is gone.
+  const char* text = R"(7767517
+4 4
+Input        in  0 1 in 0=20 1=20 2=16
+Convolution  c1  1 1 in b1 0=24 1=3 4=1 5=1 6=3456 9=1
+Convolution  c2  1 1 b1 b2 0=16 1=1 5=1 6=384
+ReLU         r   1 1 b2 out
+)";
+  Net reference;
+  reference.opt.use_local_pool_allocator = false;
+  load_text(reference, text);
+  const std::vector<NamedMat> inputs = declared_inputs(reference);
+  const std::vector<Mat> expected = run_outputs(reference, inputs, 2);
+  EXPECT_EQ(reference.local_blob_pool().idle_block_count(), 0u);
+  Mat expected_b1;
+  {
+    Extractor ex = reference.create_extractor();
+    for (const NamedMat& in : inputs) ex.input(in.blob, in.mat);
+    ex.extract("b1", expected_b1);
+  }
+
+  Mat plain, raw;
+  {
+    Net pooled;
+    load_text(pooled, text);
+    EXPECT_EQ(pooled.create_extractor().option().blob_allocator, &pooled.local_blob_pool());
+    expect_outputs_equal(run_outputs(pooled, inputs, 2), expected);
+    const size_t blocks = pooled.local_blob_pool().idle_block_count();
+    EXPECT_GT(blocks, 0u);
+    EXPECT_EQ(pooled.local_blob_pool().used_block_count(), 0u);
+    expect_outputs_equal(run_outputs(pooled, inputs, 2), expected);
+    EXPECT_EQ(pooled.local_blob_pool().idle_block_count(), blocks);  // reused, none added
+
+    Extractor ex = pooled.create_extractor();
+    for (const NamedMat& in : inputs) ex.input(in.blob, in.mat);
+    ex.extract("out", plain);
+    ex.extract_raw(pooled.find_blob("b1"), raw);  // packed: the blob itself
+    EXPECT_NE(plain.allocator, &pooled.local_blob_pool());
+    EXPECT_NE(raw.allocator, &pooled.local_blob_pool());
+    ASSERT_NE(raw.refcount, nullptr);
+    EXPECT_EQ(raw.refcount->load(), 1);  // a copy nobody else holds
+  }
+  expect_outputs_equal({plain}, expected);  // the Net and its pools are gone
+  Mat raw_plain;
+  convert_packing(raw, raw_plain, 1, Option());
+  expect_outputs_equal({raw_plain}, {expected_b1});
+
+  PoolAllocator mine;
+  Net own;
+  own.opt.blob_allocator = &mine;
+  load_text(own, text);
+  EXPECT_EQ(own.create_extractor().option().blob_allocator, &mine);
+  expect_outputs_equal(run_outputs(own, inputs, 2), expected);
+  EXPECT_GT(mine.idle_block_count(), 0u);
+  EXPECT_EQ(own.local_blob_pool().idle_block_count(), 0u);
 }
 
 TEST(NetExtractor, InPlaceLayersLeaveTheUsersInputAlone) {
