@@ -161,6 +161,20 @@ TEST(NetExtractor, LightModeHoldsLessMemory) {
   EXPECT_EQ(leaked_full, 0u);
 }
 
+// A Net given its own pool as Option::*allocator runs on it (same outputs as `expected`)
+// and leaves its local pool of that kind (`local`) unused.
+void expect_own_pool_used(const char* text, const std::vector<NamedMat>& inputs, const std::vector<Mat>& expected,
+                          Allocator* Option::*allocator, const PoolAllocator& (Net::*local)() const) {
+  PoolAllocator mine;
+  Net own;
+  own.opt.*allocator = &mine;
+  load_text(own, text);
+  EXPECT_EQ(own.create_extractor().option().*allocator, &mine);
+  expect_outputs_equal(run_outputs(own, inputs, 2), expected);
+  EXPECT_GT(mine.idle_block_count(), 0u);
+  EXPECT_EQ((own.*local)().idle_block_count(), 0u);
+}
+
 TEST(NetExtractor, ScratchComesFromTheNetsPool) {
   // Option::use_local_pool_allocator (default on): Extractors without a workspace
   // allocator take scratch (here Winograd's transformed tiles) from a pool the Net owns,
@@ -191,14 +205,7 @@ Convolution  c2  1 1 b1 out 0=48 1=3 4=1 5=1 6=27648
   expect_outputs_equal(run_outputs(plain, inputs, 2), first);
   EXPECT_EQ(plain.local_workspace_pool().idle_block_count(), 0u);
 
-  PoolAllocator mine;
-  Net own;
-  own.opt.workspace_allocator = &mine;
-  load_text(own, text);
-  EXPECT_EQ(own.create_extractor().option().workspace_allocator, &mine);
-  expect_outputs_equal(run_outputs(own, inputs, 2), first);
-  EXPECT_GT(mine.idle_block_count(), 0u);
-  EXPECT_EQ(own.local_workspace_pool().idle_block_count(), 0u);
+  expect_own_pool_used(text, inputs, first, &Option::workspace_allocator, &Net::local_workspace_pool);
 }
 
 TEST(NetExtractor, BlobsComeFromTheNetsPoolButExtractedMatsDoNot) {
@@ -251,14 +258,7 @@ ReLU         r   1 1 b2 out
   convert_packing(raw, raw_plain, 1, Option());
   expect_outputs_equal({raw_plain}, {expected_b1});
 
-  PoolAllocator mine;
-  Net own;
-  own.opt.blob_allocator = &mine;
-  load_text(own, text);
-  EXPECT_EQ(own.create_extractor().option().blob_allocator, &mine);
-  expect_outputs_equal(run_outputs(own, inputs, 2), expected);
-  EXPECT_GT(mine.idle_block_count(), 0u);
-  EXPECT_EQ(own.local_blob_pool().idle_block_count(), 0u);
+  expect_own_pool_used(text, inputs, expected, &Option::blob_allocator, &Net::local_blob_pool);
 }
 
 TEST(NetExtractor, InPlaceLayersLeaveTheUsersInputAlone) {
