@@ -111,13 +111,20 @@ int ConvWinograd::u_prefetch_lines(int tile_count, int nr) const {
 // (measured: the F(6,3) input transform went from 1394 to 470 cycles per tile).
 long ConvWinograd::v_panel(int count) const { return static_cast<long>(ic_packs_) * count * vlen_ + vlen_; }
 long ConvWinograd::m_panel(int count) const { return static_cast<long>(chunks_) * count * vlen_ + vlen_; }
+long ConvWinograd::slot_panel(int count) const { return std::max(v_panel(count), m_panel(count)); }
+
+ConvWinograd::BlockBuffers ConvWinograd::overlapped_buffers(float* base, int count) const {
+  const long slot = slot_panel(count);
+  return BlockBuffers{base + slot, slot, base, slot};
+}
 
 ConvWinograd::Plan ConvWinograd::plan(long tiles, int threads) const {
   const double l2 = static_cast<double>(cpu_info().l2_bytes);
   const double positions = static_cast<double>(alpha_) * alpha_;
   const double u_bytes = static_cast<double>(weights_.bytes());
   const double v_tile = positions * ic_packs_ * vlen_ * 4, m_tile = positions * chunks_ * vlen_ * 4;
-  const double per_tile = v_tile + m_tile;  // V and M of one tile
+  const double block_tile = std::max(v_tile, m_tile);  // V and M of one tile, overlapped (blocked plan)
+  const double phased_tile = v_tile + m_tile;         // side by side (phased plan)
   const bool u_streams = this->u_streams();
   // Bytes a thread moves beyond L2 (L3 streams at about half of L2's rate here). Every
   // block multiplies by all of U: once U outgrows half of L2, each block re-streams it.
@@ -132,18 +139,22 @@ ConvWinograd::Plan ConvWinograd::plan(long tiles, int threads) const {
   // outrun what L3 delivers beside the GEMM. With Zen 3's 512 KB L2 the fitting blocks
   // were 6-10 tiles (one thread, x oneDNN, blocks of 4 / 8 / 16 tiles: 256@14 1.56 / 2.29
   // / 2.49, 512@7 F(2,3) 1.15 / 1.59 / 1.70; 128@28 in 5 blocks of ~10 / 4 of ~12 / 2 of
-  // ~25: 2.82 / 2.92 / 2.76); a 2 MB L2 never needed blocks that small.
+  // ~25: 2.82 / 2.92 / 2.76); a 2 MB L2 never needed blocks that small. Overlapping M with
+  // V (overlapped_buffers) halved a tile's bytes and so the blocks at 64@56 (blocks of 40
+  // tiles instead of 20) and 128@28 (17 instead of 13); with the same rule on the
+  // overlapped bytes, 2 / 3 / 4 / 7 blocks of 64@56 and 2 / 4 / 7 of 128@28 measured no
+  // better (README, Zen 3).
   const long share = (tiles + threads - 1) / threads;
-  const double vm_share = per_tile * share;
+  const double vm_share = block_tile * share;
   long blocks = static_cast<long>(std::ceil(vm_share / (u_streams ? 0.75 * l2 : l2 / 6)));
   if (u_streams) blocks = std::min(blocks, share / kStreamingBlockTiles);  // 0 for small shares: clamped below
   blocks = std::max(1L, std::min(blocks, (share + nr_max_ - 1) / nr_max_));
   const long block = (share + blocks - 1) / blocks;
-  const double blocked_bytes = (u_streams ? u_bytes : 0.0) * blocks + spill(per_tile * block) * blocks;
+  const double blocked_bytes = (u_streams ? u_bytes : 0.0) * blocks + spill(block_tile * block) * blocks;
   // Phased: one block of all tiles, each step split across threads (a thread streams its
   // share of U once; barriers between the steps). Pays when U dominates: 256@14 F(4,3),
   // 512@7 F(2,3) on two threads.
-  const double phased_bytes = ((u_streams ? u_bytes : 0.0) + spill(per_tile * tiles)) / threads;
+  const double phased_bytes = ((u_streams ? u_bytes : 0.0) + spill(phased_tile * tiles)) / threads;
   if (threads == 1 || tiles < threads || phased_bytes >= blocked_bytes)
     return Plan{Split::blocked, static_cast<int>(block)};
   // The phased plan's V (written by channel packs) and M (by positions) cross cores, with a
@@ -202,11 +213,10 @@ ConvWinograd::BlockKernels ConvWinograd::block_kernels(int tile_count) const {
   return k;
 }
 
-void ConvWinograd::gemm_block(const float* v, float* mbuf, const BlockKernels& kernels, int p_begin, int p_end,
+void ConvWinograd::gemm_block(const BlockBuffers& buf, const BlockKernels& kernels, int p_begin, int p_end,
                               int group_begin, int group_end) const {
   const int tile_count = kernels.tile_count, nr = kernels.nr;
   const int groups = kernels_->groups();
-  const long v_stride = v_panel(tile_count), m_stride = m_panel(tile_count);
   const long panels = static_cast<long>(alpha_) * alpha_ * groups;
   GemmArgs args{};
   args.k_groups = ic_packs_;
@@ -223,8 +233,8 @@ void ConvWinograd::gemm_block(const float* v, float* mbuf, const BlockKernels& k
       long next = panel + 1;
       if (g + 1 == group_end && p + 1 < p_end) next = static_cast<long>(p + 1) * groups + group_begin;
       args.a_prefetch = static_cast<const float*>(weights_.data) + next % panels * group_floats_;
-      args.b = v + p * v_stride;
-      args.c = mbuf + p * m_stride + static_cast<long>(g) * kernels_->group_size() * tile_count * vlen_;
+      args.b = buf.v + p * buf.v_stride;
+      args.c = buf.m + p * buf.m_stride + static_cast<long>(g) * kernels_->group_size() * tile_count * vlen_;
       kernels.groups[g].fn(&args);
     }
 }
@@ -291,18 +301,17 @@ void ConvWinograd::run(const Mat& bottom_in, const Mat* residual, Mat& top, cons
     // of a thread's share or more, and taking over another thread's last block was slower
     // (two threads, x oneDNN, four rounds: 64@56 2.83 -> 2.76, 128@28 2.91 -> 2.81, 96@35
     // 2.98 -> 2.89).
-    const long v_floats = positions * v_panel(block);
-    const long m_floats = positions * m_panel(block);
+    const long team_floats = (positions + 1) * slot_panel(block);
     const int teams = static_cast<int>(std::min<long>(threads, tiles));
-    Mat work(static_cast<int>((v_floats + m_floats) * teams), 4u, 1, opt.workspace_allocator);
+    Mat work(static_cast<int>(team_floats * teams), 4u, 1, opt.workspace_allocator);
 #pragma omp parallel for num_threads(teams) schedule(static)
     for (int t = 0; t < teams; t++) {
-      float* v = static_cast<float*>(work.data) + (v_floats + m_floats) * t;
-      float* mbuf = v + v_floats;
+      float* base = static_cast<float*>(work.data) + team_floats * t;
       for (const TileBlock& b : team_blocks(tiles, teams, t, block)) {
-        input_block(bottom, grid, b.first, b.count, 0, ic_packs_, v);
-        gemm_block(v, mbuf, block_kernels(b.count), 0, positions, 0, kernels_->groups());
-        output_block(mbuf, grid, b.first, b.count, 0, chunks_, residual, top);
+        const BlockBuffers buf = overlapped_buffers(base, b.count);
+        input_block(bottom, grid, b.first, b.count, 0, ic_packs_, buf);
+        gemm_block(buf, block_kernels(b.count), 0, positions, 0, kernels_->groups());
+        output_block(buf, grid, b.first, b.count, 0, chunks_, residual, top);
       }
     }
     return;
@@ -317,11 +326,11 @@ void ConvWinograd::run(const Mat& bottom_in, const Mat* residual, Mat& top, cons
     float* mbuf = static_cast<float*>(work.data) + v_floats * teams;
 #pragma omp parallel for num_threads(teams) schedule(static)
     for (int t = 0; t < teams; t++) {
-      float* v = static_cast<float*>(work.data) + v_floats * t;
+      const BlockBuffers buf{static_cast<float*>(work.data) + v_floats * t, v_panel(count), mbuf, m_panel(count)};
       const int group_begin = groups * t / teams, group_end = groups * (t + 1) / teams;
-      input_block(bottom, grid, 0, count, 0, ic_packs_, v);
-      gemm_block(v, mbuf, block_kernels(count), 0, positions, group_begin, group_end);
-      output_block(mbuf, grid, 0, count, group_begin * kernels_->group_size(),
+      input_block(bottom, grid, 0, count, 0, ic_packs_, buf);
+      gemm_block(buf, block_kernels(count), 0, positions, group_begin, group_end);
+      output_block(buf, grid, 0, count, group_begin * kernels_->group_size(),
                    std::min(chunks_, group_end * kernels_->group_size()), residual, top);
     }
     return;
@@ -335,19 +344,18 @@ void ConvWinograd::run(const Mat& bottom_in, const Mat* residual, Mat& top, cons
   // 2.64 and 2.57 -> 2.60; unchanged layers on other plans moved +0.01 to +0.02).
   Mat v(static_cast<int>(positions * v_panel(count)), 4u, 1, opt.workspace_allocator);
   Mat mbuf(static_cast<int>(positions * m_panel(count)), 4u, 1, opt.workspace_allocator);
-  float* v_data = static_cast<float*>(v.data);
-  float* m_data = static_cast<float*>(mbuf.data);
+  const BlockBuffers buf{static_cast<float*>(v.data), v_panel(count), static_cast<float*>(mbuf.data), m_panel(count)};
   run_tasks(ic_packs_, threads, [&](long c, int) {
-    input_block(bottom, grid, 0, count, static_cast<int>(c), static_cast<int>(c) + 1, v_data);
+    input_block(bottom, grid, 0, count, static_cast<int>(c), static_cast<int>(c) + 1, buf);
   });
   const int groups = kernels_->groups();
   const BlockKernels kernels = block_kernels(count);  // the cache lookups lock: once per forward
   run_tasks(static_cast<long>(positions) * groups, threads, [&](long task, int) {
     const int p = static_cast<int>(task / groups), g = static_cast<int>(task % groups);
-    gemm_block(v_data, m_data, kernels, p, p + 1, g, g + 1);
+    gemm_block(buf, kernels, p, p + 1, g, g + 1);
   });
   run_tasks(chunks_, threads, [&](long c, int) {
-    output_block(m_data, grid, 0, count, static_cast<int>(c), static_cast<int>(c) + 1, residual, top);
+    output_block(buf, grid, 0, count, static_cast<int>(c), static_cast<int>(c) + 1, residual, top);
   });
 }
 

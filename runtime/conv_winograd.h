@@ -3,7 +3,8 @@
 // Per block of output tiles: transform the input tiles of all channels (V), multiply per
 // transform position on the GEMM microkernel (M_p = U_p V_p over input channels), transform
 // back with bias and activation into the output elempack. Blocks are sized so V and M
-// stay in L2 while they are used: no whole-tensor pass through memory. When there are
+// stay in L2 while they are used (M written over the V already consumed): no whole-tensor
+// pass through memory. When there are
 // too few tiles to give every thread a block, the three steps run as parallel phases.
 // Tiles that cross the tensors' edges go through transforms generated per edge, straight
 // from and into the tensors (conv_winograd_tiles.cpp: the tile plans and the two
@@ -76,9 +77,25 @@ class ConvWinograd final : public ConvImpl {
   };
   BlockKernels block_kernels(int tile_count) const;
   int register_block(int tile_count) const;  // equal register blocks of at most nr_max_ tiles
+  // Where one block's V and M live: position p's panel at v + p * v_stride (floats), and
+  // the same for M.
+  struct BlockBuffers {
+    float* v;
+    long v_stride;
+    float* m;
+    long m_stride;
+  };
+  // The blocked plan's buffers, alpha^2 + 1 position slots of `count` tiles: V of position
+  // p in slot p + 1, M of position p in slot p, over V of position p - 1, which the GEMM
+  // has consumed by then. V and M of a block then take about half of the L2 they took side
+  // by side, and blocks can hold twice the tiles (each block re-streams U where U
+  // outgrows L2).
+  long slot_panel(int count) const;  // floats per slot
+  BlockBuffers overlapped_buffers(float* base, int count) const;
   // Positions [p_begin, p_end) x groups [group_begin, group_end) of one block's GEMM (U
-  // panels in that order; the last one prefetches the panel after it).
-  void gemm_block(const float* v, float* mbuf, const BlockKernels& kernels, int p_begin, int p_end, int group_begin,
+  // panels in that order; the last one prefetches the panel after it). Position p reads
+  // V's panel p whole before it writes M's panel p.
+  void gemm_block(const BlockBuffers& buf, const BlockKernels& kernels, int p_begin, int p_end, int group_begin,
                   int group_end) const;
   // GemmConf::prefetch_a_lines for calls over tile_count tiles: 0 while U stays in L2,
   // else one (position, group) panel of U shared out over a call's passes over K.
@@ -122,9 +139,9 @@ class ConvWinograd final : public ConvImpl {
   TileEdges tile_edges(bool input, int h, int w, int top, int left, int tiles_h, int tiles_w) const;  // edge_mutex_ held
   // V panels of tiles [tile_begin, tile_begin + count) for channel packs [pack_begin, pack_end).
   void input_block(const Mat& bottom, const TilePlan& tiles, long tile_begin, int count, int pack_begin,
-                   int pack_end, float* v) const;
+                   int pack_end, const BlockBuffers& buf) const;
   // Output tiles from M for chunks [chunk_begin, chunk_end); residual: laid out like top.
-  void output_block(const float* mbuf, const TilePlan& tiles, long tile_begin, int count, int chunk_begin,
+  void output_block(const BlockBuffers& buf, const TilePlan& tiles, long tile_begin, int count, int chunk_begin,
                     int chunk_end, const Mat* residual, Mat& top) const;
 
   ConvParams params_;

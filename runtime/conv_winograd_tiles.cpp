@@ -155,12 +155,12 @@ long ConvWinograd::tile_plans_built() const {
 }
 
 void ConvWinograd::input_block(const Mat& bottom, const TilePlan& tiles, long tile_begin, int count, int pack_begin,
-                               int pack_end, float* v) const {
+                               int pack_end, const BlockBuffers& buf) const {
   const long vbytes = vlen_ * 4L;
   WinogradTransformArgs args{};
   args.src_stride = dh_ * bottom.w * vbytes;
   args.src_tile_step = m_ * dw_ * vbytes;
-  args.dst_stride = v_panel(count) * 4;
+  args.dst_stride = buf.v_stride * 4;
   args.dst_tile_step = vbytes;
   args.pad_value = params_.pad_value;
   for (int c = pack_begin; c < pack_end; c++) {
@@ -173,19 +173,19 @@ void ConvWinograd::input_block(const Mat& bottom, const TilePlan& tiles, long ti
                    const long y0 = part.in_y + dh_ * (edges.top + static_cast<long>(ty) * m_);
                    const long x0 = part.in_x + dw_ * (edges.left + static_cast<long>(tx) * m_);
                    args.src = reinterpret_cast<const float*>(plane + static_cast<uintptr_t>((y0 * bottom.w + x0) * vbytes));
-                   args.dst = v + (static_cast<long>(c) * count + t) * vlen_;
+                   args.dst = buf.v + (static_cast<long>(c) * count + t) * vlen_;
                    args.count = run;
                    edges.kernels.at(key)(&args);
                  });
   }
 }
 
-void ConvWinograd::output_block(const float* mbuf, const TilePlan& tiles, long tile_begin, int count,
+void ConvWinograd::output_block(const BlockBuffers& buf, const TilePlan& tiles, long tile_begin, int count,
                                 int chunk_begin, int chunk_end, const Mat* residual, Mat& top) const {
   const int m = m_;
   const long vbytes = vlen_ * 4L;
   WinogradTransformArgs args{};
-  args.src_stride = m_panel(count) * 4;
+  args.src_stride = buf.m_stride * 4;
   args.src_tile_step = vbytes;
   const long plane = static_cast<long>(top.cstep) * out_pack_;
   const long residual_offset = residual ? residual_byte_offset(*residual, top) : 0;
@@ -200,7 +200,7 @@ void ConvWinograd::output_block(const float* mbuf, const TilePlan& tiles, long t
                    [&](const SubImage& part, const TileEdges& edges, int t, int ty, int tx, int key, int run) {
                      const long y0 = part.out_y + static_cast<long>(dh_) * ty * m;
                      const long x0 = part.out_x + static_cast<long>(dw_) * tx * m;
-                     args.src = mbuf + (static_cast<long>(c) * count + t) * vlen_;
+                     args.src = buf.m + (static_cast<long>(c) * count + t) * vlen_;
                      args.dst = static_cast<float*>(top.data) + c * plane + (y0 * top.w + x0) * vlen_;
                      args.count = run;
                      edges.kernels.at(key)(&args);
@@ -224,7 +224,7 @@ void ConvWinograd::output_block(const float* mbuf, const TilePlan& tiles, long t
                  [&](const SubImage& part, const TileEdges& edges, int t0, int ty, int tx0, int, int run) {
                    for (int i = 0; i < run; i++) {
                      const int tx = tx0 + i;
-                     args.src = mbuf + (static_cast<long>(c) * count + t0 + i) * vlen_;
+                     args.src = buf.m + (static_cast<long>(c) * count + t0 + i) * vlen_;
                      WinogradScatterJob edge{static_cast<float*>(top.data) + (c0 / out_pack_) * plane,
                                              plane,
                                              top.w,

@@ -475,11 +475,12 @@ TEST(ConvWinograd, PlansShareTilesEvenlyAndSplitLargeUByPhase) {
     const int mid = 128;
     const std::vector<float> w2(static_cast<size_t>(mid) * mid * 9, 0.25f), b2(mid, 0.f);
     ConvWinograd wino2(ConvTester().ic(mid).oc(mid).kernel(3).pad(1).params(), w2.data(), b2.data(), isa, vlen, vlen, 4);
-    // U = 2.4 MB streams from L3. Where a share's V and M, 25 tiles x 36 KB, fit in 3/4 of
-    // L2 (2 MB L2), each thread takes its share as one block; where they do not (Zen 3's
-    // 512 KB L2), blocks would re-stream U several times, and the threads split the phases.
+    // U = 2.4 MB streams from L3. Where a share's V and M, overlapped in 25 tiles x 18 KB,
+    // fit in 3/4 of L2 (1 or 2 MB L2), each thread takes its share as one block; where they
+    // do not (Zen 3's 512 KB L2), blocks would re-stream U several times, and the threads
+    // split the phases.
     const ConvWinograd::Plan two = wino2.plan(49, 2);
-    const bool share_fits = 25 * 36.0 * 2 * mid * 4 <= 1.5 * half_l2;
+    const bool share_fits = 25 * 36.0 * mid * 4 <= 1.5 * half_l2;
     if (!outgrows_half_l2(36.0 * mid * mid * 4) || share_fits)
       EXPECT_EQ(two.split, ConvWinograd::Split::blocked);
     else
