@@ -239,7 +239,18 @@ void ConvWinograd::gemm_block(const BlockBuffers& buf, const BlockKernels& kerne
     }
 }
 
+std::string ConvWinograd::plan_name(const Plan& plan) {
+  switch (plan.split) {
+    case Split::blocked: return "blocked, blocks of up to " + std::to_string(plan.block) + " tiles";
+    case Split::phased: return "phased";
+    case Split::by_channels: return "split by output channels";
+  }
+  return "?";
+}
+
 void ConvWinograd::prepare(int ih, int iw) {
+  prepared_h_ = ih;
+  prepared_w_ = iw;
   const long tiles = tile_plan(ih, iw)->tiles;  // generates the edge transforms
   for (int threads : {1, default_num_threads()}) {
     const Plan p = plan(tiles, threads);
@@ -364,6 +375,13 @@ std::string ConvWinograd::describe() const {
   os << "winograd" << m_ << "3 F(" << m_ << ",3) " << isa_name(isa_) << " elempack " << in_pack_ << "->" << out_pack_
      << " gemm tile " << kernels_->group_size() << "x" << kernels_->get(0, 0).conf->nr;
   if (dh_ > 1 || dw_ > 1) os << " dilation " << dh_ << "x" << dw_ << ": " << dh_ * dw_ << " sub-images in place";
+  if (prepared_h_ > 0) {
+    const long tiles = tile_plan(prepared_h_, prepared_w_)->tiles;
+    os << "\n  plan for " << prepared_h_ << "x" << prepared_w_ << " (" << tiles << " tiles):";
+    os << " 1 thread " << plan_name(plan(tiles, 1));
+    const int most = default_num_threads();
+    if (most > 1) os << "; " << most << " threads " << plan_name(plan(tiles, most));
+  }
   for (const std::string& n : kernels_->names()) os << "\n  kernel " << n;
   os << "\n  kernel " << input_kernel_->name();
   {

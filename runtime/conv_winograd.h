@@ -53,6 +53,7 @@ class ConvWinograd final : public ConvImpl {
   // Fewest tiles a blocked plan's block takes while U streams from L3 (see plan()).
   static constexpr long kStreamingBlockTiles = 12;
   Plan plan(long tiles, int threads) const;
+  static std::string plan_name(const Plan& plan);  // "blocked, blocks of up to 40 tiles", "phased", ...
   // The distinct tile counts of the blocks a plan runs (each thread's share of the tiles
   // in equal blocks of at most plan.block).
   static std::vector<int> block_sizes(long tiles, int threads, const Plan& plan);
@@ -161,6 +162,7 @@ class ConvWinograd final : public ConvImpl {
   mutable std::map<int, JitKernelPtr> edge_kernels_;  // transforms of edge tiles, by key (kOutputEdge: output)
   mutable std::vector<std::shared_ptr<const TilePlan>> tile_plans_;  // the most recently used first
   mutable long tile_plans_built_ = 0;
+  int prepared_h_ = 0, prepared_w_ = 0;  // the input shape prepare() last saw: describe() shows its plans
   Mat weights_;    // U: [alpha^2][group][ic_packs * vlen][chunks in group][vlen]
   Mat bias_;       // chunks * vlen, zero-padded
 };

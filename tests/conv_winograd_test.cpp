@@ -547,3 +547,24 @@ TEST(ConvWinograd, HeadlineShapes) {
       ConvTester().isa(isa).ic(96).oc(96).input(19, 21).kernel(3).pad(1).test_winograd(m, winograd_bound(m));
     }
 }
+
+TEST(ConvWinograd, DescribeShowsThePlansOfThePreparedShape) {
+  // `jitconv dump` prints describe(): after prepare() it names the plan each thread count
+  // takes for that input shape, as plan() computes it.
+  for (Isa isa : jit_isas()) {
+    const int vlen = isa_lanes(isa);
+    const std::vector<float> w(64 * 64 * 9, 0.25f), b(64, 0.f);
+    ConvWinograd wino(ConvTester().ic(64).oc(64).kernel(3).pad(1).params(), w.data(), b.data(), isa, vlen, vlen, 4);
+    EXPECT_EQ(wino.describe().find("plan for"), std::string::npos);  // no shape yet
+    wino.prepare(56, 56);
+    const std::string text = wino.describe();
+    const std::string one = "plan for 56x56 (196 tiles): 1 thread " + ConvWinograd::plan_name(wino.plan(196, 1));
+    EXPECT_NE(text.find(one), std::string::npos) << text;
+    EXPECT_EQ(ConvWinograd::plan_name(wino.plan(196, 1)).find("blocked, blocks of up to "), 0u);
+    if (default_num_threads() > 1)
+      EXPECT_NE(text.find("; " + std::to_string(default_num_threads()) + " threads " +
+                          ConvWinograd::plan_name(wino.plan(196, default_num_threads()))),
+                std::string::npos)
+          << text;
+  }
+}
