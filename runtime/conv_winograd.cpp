@@ -118,6 +118,10 @@ ConvWinograd::BlockBuffers ConvWinograd::overlapped_buffers(float* base, int cou
   return BlockBuffers{base + slot, slot, base, slot};
 }
 
+ConvWinograd::BlockBuffers ConvWinograd::side_by_side_buffers(float* v, float* m, int count) const {
+  return BlockBuffers{v, v_panel(count), m, m_panel(count)};
+}
+
 ConvWinograd::Plan ConvWinograd::plan(long tiles, int threads) const {
   const double l2 = static_cast<double>(cpu_info().l2_bytes);
   const double positions = static_cast<double>(alpha_) * alpha_;
@@ -337,7 +341,7 @@ void ConvWinograd::run(const Mat& bottom_in, const Mat* residual, Mat& top, cons
     float* mbuf = static_cast<float*>(work.data) + v_floats * teams;
 #pragma omp parallel for num_threads(teams) schedule(static)
     for (int t = 0; t < teams; t++) {
-      const BlockBuffers buf{static_cast<float*>(work.data) + v_floats * t, v_panel(count), mbuf, m_panel(count)};
+      const BlockBuffers buf = side_by_side_buffers(static_cast<float*>(work.data) + v_floats * t, mbuf, count);
       const int group_begin = groups * t / teams, group_end = groups * (t + 1) / teams;
       input_block(bottom, grid, 0, count, 0, ic_packs_, buf);
       gemm_block(buf, block_kernels(count), 0, positions, group_begin, group_end);
@@ -355,7 +359,7 @@ void ConvWinograd::run(const Mat& bottom_in, const Mat* residual, Mat& top, cons
   // 2.64 and 2.57 -> 2.60; unchanged layers on other plans moved +0.01 to +0.02).
   Mat v(static_cast<int>(positions * v_panel(count)), 4u, 1, opt.workspace_allocator);
   Mat mbuf(static_cast<int>(positions * m_panel(count)), 4u, 1, opt.workspace_allocator);
-  const BlockBuffers buf{static_cast<float*>(v.data), v_panel(count), static_cast<float*>(mbuf.data), m_panel(count)};
+  const BlockBuffers buf = side_by_side_buffers(static_cast<float*>(v.data), static_cast<float*>(mbuf.data), count);
   run_tasks(ic_packs_, threads, [&](long c, int) {
     input_block(bottom, grid, 0, count, static_cast<int>(c), static_cast<int>(c) + 1, buf);
   });

@@ -93,6 +93,9 @@ class ConvWinograd final : public ConvImpl {
   // outgrows L2).
   long slot_panel(int count) const;  // floats per slot
   BlockBuffers overlapped_buffers(float* base, int count) const;
+  // The phased and by-channels plans' buffers: V and M apart (threads write them in
+  // different orders), each position's panel skewed (v_panel / m_panel).
+  BlockBuffers side_by_side_buffers(float* v, float* m, int count) const;
   // Positions [p_begin, p_end) x groups [group_begin, group_end) of one block's GEMM (U
   // panels in that order; the last one prefetches the panel after it). Position p reads
   // V's panel p whole before it writes M's panel p.
