@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "runtime/error.h"
+
 namespace jitconv {
 
 namespace {
@@ -47,6 +49,15 @@ bool ParamDict::is_array(int id) const {
   return t == Type::int_array || t == Type::float_array || t == Type::raw_array;
 }
 
+// A single number asked for where the file wrote a string or an array: an error, not the
+// default (`9=relu` would otherwise run without the activation).
+[[noreturn]] void ParamDict::not_a_number(int id) const {
+  const Value& v = values_.at(id);
+  if (v.type == Type::string_value) fail("parameter ", id, " must be a number, got the string '", v.s, "'");
+  const size_t n = words(id).size();
+  fail("parameter ", id, " must be a single number, got an array of ", n, " value", n == 1 ? "" : "s");
+}
+
 int ParamDict::get(int id, int def) const {
   auto it = values_.find(id);
   if (it == values_.end()) return def;
@@ -54,7 +65,7 @@ int ParamDict::get(int id, int def) const {
   if (v.type == Type::int_value) return v.i;
   if (v.type == Type::float_value) return float_to_int(v.f);
   if (v.type == Type::raw_value) return static_cast<int>(v.word);
-  return def;
+  not_a_number(id);
 }
 
 float ParamDict::get(int id, float def) const {
@@ -64,7 +75,7 @@ float ParamDict::get(int id, float def) const {
   if (v.type == Type::float_value) return v.f;
   if (v.type == Type::int_value) return static_cast<float>(v.i);
   if (v.type == Type::raw_value) return word_to_float(v.word);
-  return def;
+  not_a_number(id);
 }
 
 Mat ParamDict::get(int id, const Mat& def) const {

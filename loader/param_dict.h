@@ -26,6 +26,7 @@ class ParamDict {
   bool has(int id) const { return type(id) != Type::none; }
   bool is_array(int id) const;
 
+  // A single number; def when absent. A string or an array under the id is an error.
   int get(int id, int def) const;
   float get(int id, float def) const;
   // Arrays come back as 1-D fp32 Mats (int arrays hold their values as int32 bits, as
@@ -72,6 +73,7 @@ class ParamDict {
     std::string s;
   };
   Value& reset(int id, Type type);
+  [[noreturn]] void not_a_number(int id) const;
   std::map<int, Value> values_;
 };
 

@@ -52,10 +52,10 @@ std::vector<ShapeHint> decode_shape_hints(const ParamLayer& layer) {
   if (!layer.params.has(kShapeHintParamId)) return {};
   if (!layer.params.is_array(kShapeHintParamId) ||
       layer.params.type(kShapeHintParamId) == ParamDict::Type::float_array)
-    fail(describe_layer(layer), ": shape hints (parameter ", kShapeHintParamId, ") must be an int array");
+    fail("shape hints (parameter ", kShapeHintParamId, ") must be an int array");
   const std::vector<int> ints = layer.params.get_ints(kShapeHintParamId);
   if (ints.size() != layer.tops.size() * 4)
-    fail(describe_layer(layer), ": shape hints hold ", ints.size(), " ints, expected 4 per top blob (",
+    fail("shape hints hold ", ints.size(), " ints, expected 4 per top blob (",
          layer.tops.size() * 4, ")");
   std::vector<ShapeHint> hints(layer.tops.size());
   for (size_t j = 0; j < hints.size(); j++) {
@@ -67,7 +67,7 @@ std::vector<ShapeHint> decode_shape_hints(const ParamLayer& layer) {
     const bool bad = s.dims < 0 || s.dims > 3 || (s.dims >= 1 && s.w <= 0) || (s.dims >= 2 && s.h <= 0) ||
                      (s.dims == 3 && s.c <= 0);
     if (bad)
-      fail(describe_layer(layer), ": bad shape hint for top #", j, ": dims=", s.dims, " w=", s.w, " h=", s.h, " c=", s.c);
+      fail("bad shape hint for top #", j, ": dims=", s.dims, " w=", s.w, " h=", s.h, " c=", s.c);
   }
   return hints;
 }

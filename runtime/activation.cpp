@@ -2,7 +2,9 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 #include <sstream>
+#include <string>
 
 #include "runtime/error.h"
 
@@ -12,16 +14,23 @@ Activation Activation::from_ncnn(int type, const std::vector<float>& params) {
   Activation a;
   if (type < 0 || type > 6) fail("activation_type ", type, " is not one of ncnn's 0..6");
   a.type = static_cast<ActivationType>(type);
-  auto param = [&](size_t i, float def) { return i < params.size() ? params[i] : def; };
+  // ncnn reads these from activation_params (id 10) without a check; a short array here is
+  // an error rather than a default nobody wrote.
+  static const char* const kNames[] = {"none", "relu", "leaky relu", "clip", "sigmoid", "mish", "hardswish"};
+  static const size_t kNeeded[] = {0, 0, 1, 2, 0, 0, 2};
+  if (params.size() < kNeeded[type])
+    fail("activation_type ", type, " (", kNames[type], ") needs ", kNeeded[type], " activation_params (id 10), got ",
+         params.size());
   switch (a.type) {
-    case ActivationType::leaky_relu: a.alpha = param(0, 0.f); break;
+    case ActivationType::leaky_relu: a.alpha = params[0]; break;
     case ActivationType::clip:
-      a.alpha = param(0, -3.402823466e+38f);
-      a.beta = param(1, 3.402823466e+38f);
+      a.alpha = params[0];
+      a.beta = params[1];
+      if (!(a.alpha <= a.beta)) fail("clip activation: min ", a.alpha, " is above max ", a.beta);
       break;
     case ActivationType::hardswish:
-      a.alpha = param(0, 0.2f);
-      a.beta = param(1, 0.5f);
+      a.alpha = params[0];
+      a.beta = params[1];
       break;
     default: break;
   }
@@ -42,22 +51,21 @@ Activation Activation::parse(const std::string& text) {
     params.push_back(v);
   }
   const std::string& kind = parts[0];
-  if (kind == "none" || kind.empty()) return from_ncnn(0, params);
-  if (kind == "relu") return from_ncnn(1, params);
-  if (kind == "leaky" || kind == "leakyrelu") {
-    if (params.empty()) params.push_back(0.1f);
-    return from_ncnn(2, params);
-  }
-  if (kind == "clip") {
-    if (params.size() < 2) params = {0.f, 6.f};
-    return from_ncnn(3, params);
-  }
-  if (kind == "sigmoid") return from_ncnn(4, params);
-  if (kind == "mish") return from_ncnn(5, params);
-  if (kind == "hardswish") {
-    if (params.size() < 2) params = {1.f / 6.f, 0.5f};
-    return from_ncnn(6, params);
-  }
+  // Each form takes no numbers (its defaults) or exactly the ones it names.
+  auto numbers = [&](std::initializer_list<float> defaults) {
+    if (params.empty()) params.assign(defaults);
+    if (params.size() != defaults.size())
+      fail("activation '", text, "': ", kind, " takes ", defaults.size() == 0 ? "no" : "0 or " + std::to_string(defaults.size()),
+           " numbers, got ", params.size());
+    return params;
+  };
+  if (kind == "none" || kind.empty()) return from_ncnn(0, numbers({}));
+  if (kind == "relu") return from_ncnn(1, numbers({}));
+  if (kind == "leaky" || kind == "leakyrelu") return from_ncnn(2, numbers({0.1f}));
+  if (kind == "clip") return from_ncnn(3, numbers({0.f, 6.f}));
+  if (kind == "sigmoid") return from_ncnn(4, numbers({}));
+  if (kind == "mish") return from_ncnn(5, numbers({}));
+  if (kind == "hardswish") return from_ncnn(6, numbers({1.f / 6.f, 0.5f}));
   fail("unknown activation '", kind, "' (none, relu, leaky[:slope], clip[:min:max], sigmoid, mish, hardswish[:a:b])");
 }
 

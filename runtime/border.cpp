@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "runtime/convert_layout.h"
 #include "runtime/error.h"
 #include "runtime/packing.h"
 
@@ -25,7 +26,9 @@ PackedValue make_packed_value(float value, size_t elemsize, int elempack, const 
     if (lane == 4) {
       memcpy(dst, &value, 4);
     } else if (lane == 2) {
-      const uint16_t bits = opt.use_bf16_storage ? float32_to_bfloat16(value) : float32_to_float16(value);
+      // The 16-bit type the options select, as convert_layout reads it back (fp16 wins).
+      const uint16_t bits =
+          requested_storage(opt) == Storage::bf16 ? float32_to_bfloat16(value) : float32_to_float16(value);
       memcpy(dst, &bits, 2);
     } else {
       const float r = std::nearbyint(value);

@@ -8,8 +8,9 @@ namespace jitconv {
 // dst = src surrounded by the given margins filled with `value` (every lane of a packed
 // element gets it). Asymmetric margins allowed; negative margins are rejected.
 // Works for 2-D (w, h), 3-D (per channel) and 4-D (per channel and depth slice) Mats.
-// `value` is stored in the lane type: fp32 for 4-byte lanes, bf16 for 2-byte lanes when
-// opt.use_bf16_storage else fp16, and saturated int8 for 1-byte lanes.
+// `value` is stored in the lane type: fp32 for 4-byte lanes, for 2-byte lanes the 16-bit
+// type requested_storage(opt) selects (bf16 only when fp16 is off or the CPU lacks F16C;
+// otherwise fp16), and saturated int8 for 1-byte lanes.
 void copy_make_border(const Mat& src, Mat& dst, int top, int bottom, int left, int right, float value,
                       const Option& opt);
 void copy_make_border_3d(const Mat& src, Mat& dst, int top, int bottom, int left, int right, int front, int behind,

@@ -5,8 +5,10 @@
 //            blob's outer axis (c for 3-D/4-D, h for 2-D, w for 1-D) under the Net's
 //            ISA: 16 (AVX-512), 8 (AVX2) or 4 when that divides the axis, else 1; any
 //            other layer, or opt.use_packing_layout off, gets elempack 1.
-//   storage  fp32 blobs become fp16/bf16 for a layer planned to take them, and 16-bit
-//            blobs go back to fp32 for one that is not. Int8 blobs are left as they are.
+//   storage  to the Storage asked for: fp32 to fp16/bf16 or back. The Net asks for the
+//            16-bit type only when a layer takes it and all of its inputs already are
+//            16-bit (runtime/extractor.cpp), so it never casts an fp32 blob down. Int8
+//            blobs are left as they are.
 #pragma once
 #include "runtime/cpu.h"
 #include "runtime/layer.h"

@@ -27,6 +27,7 @@ void make_exclusive(Mat& m, const Option& opt) {
 }  // namespace
 
 Extractor::Extractor(const Net& net) : net_(&net), opt_(net.opt) {
+  if (opt_.num_threads < 1) fail("create_extractor: Net::opt.num_threads must be at least 1, got ", opt_.num_threads);
   // Packing and storage follow what the pipelines were made for.
   opt_.use_packing_layout = net.pipeline_opt_.use_packing_layout;
   opt_.use_fp16_storage = net.pipeline_opt_.use_fp16_storage;
@@ -63,6 +64,10 @@ void Extractor::input(int blob, const Mat& in, Layout layout) {
   if (blob < 0 || static_cast<size_t>(blob) >= blobs_.size())
     fail("input: blob index ", blob, " outside 0..", static_cast<int>(blobs_.size()) - 1);
   const std::string& name = net_->blob_name(blob);
+  // Nothing reads a blob residual fusion folded away: a value set there would be ignored.
+  if (net_->producer_[blob] < 0 && net_->fused_into(blob) >= 0)
+    fail("input '", name, "': residual fusion folded this blob into ", net_->layer_location(net_->fused_into(blob)),
+         ", nothing would read it (set Option::use_residual_fusion = false before load_model to keep it)");
   if (in.dims == 0 || in.data == nullptr) fail("input '", name, "': the Mat is empty");
   if (in.elembits() != 32) fail("input '", name, "': expected fp32 data, got ", in.elembits(), "-bit lanes");
   Mat blob_value;
@@ -174,7 +179,16 @@ void Extractor::run_layer(int layer_index) {
   std::vector<Mat> bottoms;
   bottoms.reserve(layer.bottoms.size());
   for (int b : layer.bottoms) bottoms.push_back(take_bottom(b));
-  const Storage storage = net_->layer_storage_[layer_index];
+  // 16-bit blobs stay 16-bit through a layer that takes them when all its inputs arrive
+  // 16-bit; everything else runs on fp32. The Net never casts an fp32 blob down: every
+  // built-in layer that takes 16-bit blobs only moves values, so casting down in front of
+  // it would round them for nothing, and an fp32 model's outputs stay fp32 (ncnn's x86
+  // build never casts blobs to fp16 either). 16-bit blobs come from a custom layer that
+  // produces them; the layers that cannot take them get them back as fp32.
+  Storage storage = layer_storage(layer, opt_);
+  for (const Mat& m : bottoms)
+    if (m.elembits() != 16) storage = Storage::fp32;
+  if (bottoms.empty()) storage = Storage::fp32;
   std::vector<Mat> tops(layer.tops.size());
   Clock::time_point converted;
   try {

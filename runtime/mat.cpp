@@ -206,7 +206,12 @@ Mat reshape_to(const Mat& src, int dims, int w, int h, int d, int c, Allocator* 
     view.h = h;
     view.d = d;
     view.c = c;
-    view.cstep = dims >= 3 ? dst_cstep : dst_plane;
+    // Same channels over the same planes: the source's channel stride, whatever it is (a
+    // channel() view of a 4-D Mat is dense, not aligned). Otherwise the data is dense on
+    // both sides; a lone channel keeps the plane as its stride, so total() never reaches
+    // past the source's data.
+    const bool same_channels = dims >= 3 && c == src.c && dst_plane == src_plane && src.c > 1;
+    view.cstep = same_channels ? src.cstep : dst_plane;
     return view;
   }
   // Gather the scalars densely, then scatter them into the new channel padding.
@@ -238,12 +243,16 @@ Mat Mat::reshape(int w_, int h_, int d_, int c_, Allocator* a) const {
 }
 
 void Mat::fill(float value) {
+  if (total() == 0) return;
+  if (elembits() != 32) fail("Mat::fill(float) needs 32-bit lanes, the Mat has ", elembits(), "-bit ones");
   const size_t n = total() * elempack;
   float* p = static_cast<float*>(data);
   std::fill(p, p + n, value);
 }
 
 void Mat::fill(int value) {
+  if (total() == 0) return;
+  if (elembits() != 32) fail("Mat::fill(int) needs 32-bit lanes, the Mat has ", elembits(), "-bit ones");
   const size_t n = total() * elempack;
   int* p = static_cast<int*>(data);
   std::fill(p, p + n, value);

@@ -62,6 +62,7 @@ std::string Net::layer_location(size_t index) const {
 }
 
 void Net::load_graph(ParamGraph graph, const std::string& source) {
+  if (graph.layers.empty()) fail(source, ": the model has no layers");
   clear();
   graph_ = std::move(graph);
   param_source_ = source;
@@ -155,6 +156,7 @@ constexpr size_t kColdWeightBytes = 32u << 20;
 void Net::load_model(WeightSource& source) {
   if (ready_) fail("load_model: weights are already loaded (clear() and load_param first)");
   if (layers_.empty() && graph_.layers.empty()) fail("load_model: no layers (call load_param first)");
+  if (opt.num_threads < 1) fail("load_model: Net::opt.num_threads must be at least 1, got ", opt.num_threads);
   if (layers_.size() != graph_.layers.size())
     fail("load_model: the graph was not loaded completely (call load_param again)");
   try {
@@ -187,32 +189,11 @@ void Net::load_model(WeightSource& source) {
       }
       pipelines_ = i + 1;
     }
-    plan_storage();
   } catch (...) {
     clear();
     throw;
   }
   ready_ = true;
-}
-
-// A layer gets 16-bit blobs when it declares support and every layer reading its outputs
-// does too (an output nobody reads is converted back for the user anyway). Without the
-// second condition a lone data-movement layer between two fp32 layers would cast down
-// and straight back up, losing precision for nothing.
-void Net::plan_storage() {
-  const Storage wanted = requested_storage(pipeline_opt_);
-  layer_storage_.assign(layers_.size(), Storage::fp32);
-  if (wanted == Storage::fp32) return;
-  std::vector<std::vector<int>> consumers(graph_.blob_names.size());
-  for (size_t i = 0; i < layers_.size(); i++)
-    for (int b : layers_[i]->bottoms) consumers[b].push_back(static_cast<int>(i));
-  for (size_t k = layers_.size(); k-- > 0;) {
-    if (layer_storage(*layers_[k], pipeline_opt_) != wanted) continue;
-    bool all_narrow = true;
-    for (int t : layers_[k]->tops)
-      for (int c : consumers[t]) all_narrow = all_narrow && layer_storage_[c] == wanted;
-    if (all_narrow) layer_storage_[k] = wanted;
-  }
 }
 
 void Net::destroy_pipelines() {
@@ -229,7 +210,6 @@ void Net::clear() {
   producer_.clear();
   consumer_count_.clear();
   fused_into_.clear();
-  layer_storage_.clear();
   ready_ = false;
 }
 

@@ -116,7 +116,6 @@ class Net {
   friend class Extractor;
   void load_graph(ParamGraph graph, const std::string& source);
   void destroy_pipelines();
-  void plan_storage();
   void fuse_residuals();  // runtime/net_fusion.cpp
 
   LayerCreator creator_;
@@ -128,7 +127,6 @@ class Net {
   std::vector<int> producer_;               // per blob: its layer, -1 when none
   std::vector<int> consumer_count_;         // per blob: bottoms naming it (with repeats)
   std::vector<int> fused_into_;             // per blob: the layer that fused it away, -1
-  std::vector<Storage> layer_storage_;      // per layer: what convert_layout gives it
   std::shared_ptr<const MappedFile> mapping_;
   Isa isa_ = Isa::scalar;
   Option pipeline_opt_;

@@ -31,8 +31,10 @@ struct Option {
   bool use_winograd63_convolution = true;
   bool use_sgemm_convolution = true;
   bool use_int8_inference = true;
-  // ncnn enables fp16 storage by default; a layer only stores fp16 when it declares
-  // support_fp16_storage and the CPU has F16C.
+  // ncnn enables fp16 storage by default. Here (as in ncnn's x86 build) it makes
+  // InnerProduct keep fp16 weights on F16C CPUs; the Net never casts fp32 blobs down, and
+  // 16-bit blobs a custom layer produces are read as fp16 (bf16 when only use_bf16_storage
+  // is on) by the layers that declare support_fp16_storage.
   bool use_fp16_storage = true;
   bool use_bf16_storage = false;
 

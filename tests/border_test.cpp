@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "runtime/border.h"
+#include "runtime/cpu.h"
 #include "runtime/error.h"
 #include "runtime/packing.h"
 
@@ -62,6 +63,7 @@ void check_make_border(int dims, int lane_bytes, int pack, const Margins& g, flo
   fill_bytes_random(src, 11);
   Option opt;
   opt.num_threads = 2;
+  opt.use_fp16_storage = !bf16;
   opt.use_bf16_storage = bf16;
   const int front = dims == 4 ? g.front : 0, behind = dims == 4 ? g.behind : 0;
   Mat dst;
@@ -127,6 +129,15 @@ TEST(Border, ValueIsStoredInTheLaneType) {
   for (float value : {300.f, -300.f, 2.5f, -1.5f, 0.4f}) {
     SCOPED_TRACE(value);
     check_make_border(3, 1, 16, kMargins[1], value, false);
+  }
+  // Both 16-bit storages on: fp16 wins, as convert_layout reads 16-bit blobs back.
+  if (cpu_info().f16c) {
+    Option both;
+    both.use_fp16_storage = both.use_bf16_storage = true;
+    Mat half(2, 2, 1, 2u, 1), padded;
+    half.fill_bytes(0);
+    copy_make_border(half, padded, 1, 0, 0, 0, 1.f, both);
+    EXPECT_EQ(static_cast<const uint16_t*>(padded.data)[0], float32_to_float16(1.f));
   }
   EXPECT_EQ(lane_bytes_of(-300.f, 1, false)[0], static_cast<unsigned char>(-127));
   EXPECT_EQ(lane_bytes_of(2.5f, 1, false)[0], 2);  // ties to even

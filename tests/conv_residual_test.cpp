@@ -249,9 +249,21 @@ TEST(ConvResidual, NetFusesResidualBlocksAndMatchesUnfused) {
         EXPECT_NE(std::string(e.what()).find("residual fusion folded it into"), std::string::npos) << e.what();
         EXPECT_NE(std::string(e.what()).find("use_residual_fusion"), std::string::npos) << e.what();
       }
+      // Setting it would be ignored just the same: an error too, for the blob itself and
+      // for a convolution's own output that the fusion folded.
+      for (const char* folded : {"s1", "c2"}) {
+        Extractor ei = fused.create_extractor();
+        try {
+          ei.input(folded, random_mat(14, 12, 16, 78));
+          ADD_FAILURE() << "a value was set on the fused-away blob " << folded;
+        } catch (const Error& e) {
+          EXPECT_NE(std::string(e.what()).find("residual fusion folded this blob into"), std::string::npos) << e.what();
+        }
+      }
       Extractor ep = plain.create_extractor();
       ep.input("data", input);
       EXPECT_NO_THROW(ep.extract("s1", gone));
+      EXPECT_NO_THROW(ep.input("s1", gone));
     }
   }
 }

@@ -159,6 +159,31 @@ TEST(LayersConv, RejectsBadParameters) {
   EXPECT_NE(load(dw, {{0, 8}, {1, 3}, {6, 72}, {7, 8}, {3, 0}}).find("stride"), std::string::npos);
   EXPECT_NE(load(dw, {{0, 8}, {1, 3}, {6, 72}, {7, 8}, {4, -1}}).find("pad -1"), std::string::npos);
   EXPECT_NE(load(dw, {{0, 8}, {1, 3}, {6, 72}, {7, 8}, {9, 9}}).find("activation"), std::string::npos);
+  // Fused activations: the clip range is checked as the Clip layer checks it, and
+  // activation_params (id 10) must hold what the type reads (ncnn reads them unchecked).
+  auto load_act = [](const char* type, int act, std::vector<float> act_params) {
+    std::unique_ptr<Layer> l = create_layer(type);
+    l->name = "act5";
+    ParamDict pd;
+    pd.set(0, 8);
+    pd.set(1, 3);
+    pd.set(6, 72);
+    if (std::string(type) == "ConvolutionDepthWise") pd.set(7, 8);
+    pd.set(9, act);
+    pd.set(10, act_params);
+    return error_of([&] { l->load_param(pd); });
+  };
+  for (const char* type : {"Convolution", "ConvolutionDepthWise"}) {
+    SCOPED_TRACE(type);
+    EXPECT_NE(load_act(type, 3, {1.f, 0.f}).find("clip activation: min 1 is above max 0"), std::string::npos);
+    EXPECT_NE(load_act(type, 3, {NAN, 1.f}).find("clip activation"), std::string::npos);
+    EXPECT_NE(load_act(type, 3, {1.f}).find("activation_type 3 (clip) needs 2 activation_params (id 10), got 1"),
+              std::string::npos);
+    EXPECT_NE(load_act(type, 2, {}).find("activation_type 2 (leaky relu) needs 1"), std::string::npos);
+    EXPECT_NE(load_act(type, 6, {0.2f}).find("activation_type 6 (hardswish) needs 2"), std::string::npos);
+    EXPECT_EQ(load_act(type, 3, {0.f, 0.f}), "");
+    EXPECT_EQ(load_act(type, 1, {}), "");
+  }
   // num_output * kernel area past INT_MAX, in 32 and in 64 bits (found by the model fuzzer
   // under UBSan: the products overflowed): rejected, for both layer types, static weights
   // or dynamic.
@@ -197,6 +222,44 @@ TEST(LayersConv, RejectsInt8AndBadInputs) {
   EXPECT_NE(error_of([&] { l->forward(random_mat(25, 8, 1u), out, Option()); }).find("3-D input"), std::string::npos);
   EXPECT_NE(error_of([&] { l->forward(random_mat(2, 2, 8, 1u), out, Option()); }).find("smaller than"),
             std::string::npos);
+}
+
+// A second create_pipeline (to change options) works while the weights are kept and is a
+// clear error once a light-mode create_pipeline has released them, never a crash.
+TEST(LayersConv, CreatePipelineAgainNeedsTheWeights) {
+  for (const char* type : {"Convolution", "ConvolutionDepthWise"}) {
+    SCOPED_TRACE(type);
+    const bool dw = std::string(type) == "ConvolutionDepthWise";
+    ParamDict pd;
+    pd.set(0, 16);
+    pd.set(1, 3);
+    pd.set(4, 1);
+    pd.set(5, 1);
+    pd.set(6, dw ? 16 * 9 : 16 * 16 * 9);
+    if (dw) pd.set(7, 16);
+    const Mat input = random_mat(8, 8, 16, 5u);
+    Option keep;
+    keep.lightmode = false;
+    keep.use_packing_layout = false;  // elempack-1 outputs, compared densely
+    std::unique_ptr<Layer> kept = loaded(type, pd, {random_mat(dw ? 16 * 9 : 16 * 16 * 9, 1u), random_mat(16, 2u)});
+    kept->create_pipeline(keep);
+    Mat first, second;
+    kept->forward(input, first, keep);
+    kept->destroy_pipeline(keep);
+    Option no_winograd = keep;
+    no_winograd.use_winograd_convolution = false;
+    kept->create_pipeline(no_winograd);
+    kept->forward(input, second, no_winograd);
+    const std::vector<float> a = dense_values(first), b = dense_values(second);
+    ASSERT_EQ(a.size(), b.size());
+    ASSERT_FALSE(a.empty());
+    EXPECT_LE(compare(b.data(), a.data(), a.size()).max_abs, 1e-4);
+
+    std::unique_ptr<Layer> light = loaded(type, pd, {random_mat(dw ? 16 * 9 : 16 * 16 * 9, 1u), random_mat(16, 2u)});
+    light->create_pipeline(Option());  // light mode (the default) releases the weights
+    light->destroy_pipeline(Option());
+    EXPECT_NE(error_of([&] { light->create_pipeline(no_winograd); }).find("no weights"), std::string::npos);
+  }
 }
 
 }  // namespace test

@@ -9,6 +9,7 @@
 #include "loader/model_writer.h"
 #include "loader/param_parser.h"
 #include "loader/param_value_text.h"
+#include "runtime/net.h"
 #include "tests/loader_test_util.h"
 
 namespace jitconv {
@@ -302,7 +303,16 @@ TEST(LoaderShapeHints, DecodeAndValidate) {
   EXPECT_NE(error_of([&] { decode_shape_hints(bad_dims); }).find("bad shape hint for top #0"), std::string::npos);
   ParamLayer zero_extent = layer;
   set_shape_hints(zero_extent, {{3, 4, 0, 6}, {1, 1, 0, 0}, {0, 0, 0, 0}});
-  EXPECT_NE(error_of([&] { decode_shape_hints(zero_extent); }).find("layer 's' (Split)"), std::string::npos);
+  // The message names the top, not the layer: the caller (Net, the optimizer) puts the
+  // layer's file, line and name in front, once.
+  EXPECT_NE(error_of([&] { decode_shape_hints(zero_extent); }).find("bad shape hint for top #0: dims=3 w=4 h=0"),
+            std::string::npos);
+  Net hinted;
+  const std::string hint_error = error_of([&] {
+    hinted.load_param_mem("7767517\n2 2\nInput in 0 1 in 0=8 1=8 2=4\nReLU r 1 1 in out -23330=4,3,-8,8,4\n");
+  });
+  EXPECT_NE(hint_error.find("<param>:4: layer 'r' (ReLU): bad shape hint"), std::string::npos) << hint_error;
+  EXPECT_EQ(hint_error.find("(ReLU): layer"), std::string::npos) << hint_error;
   ParamLayer floats = layer;
   floats.params.set(kShapeHintParamId, std::vector<float>(12, 1.f));
   EXPECT_NE(error_of([&] { decode_shape_hints(floats); }).find("int array"), std::string::npos);

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "loader/param_dict.h"
+#include "runtime/error.h"
 
 namespace jitconv {
 namespace {
@@ -28,8 +29,25 @@ TEST(LoaderParamDict, TypedValuesConvert) {
   EXPECT_EQ(pd.get_floats(2), (std::vector<float>{1.f, -2.f}));
   EXPECT_EQ(pd.get_ints(3), (std::vector<int>{0, -1}));
   EXPECT_EQ(pd.get_ints(0), (std::vector<int>{3}));
-  EXPECT_EQ(pd.get(2, 9), 9);  // an array is no scalar
-  EXPECT_EQ(pd.get(4, 9), 9);
+  // An array or a string where a single number is asked for is an error naming the id
+  // (not the default: `9=relu` must not run without its activation).
+  EXPECT_THROW(pd.get(2, 9), Error);
+  EXPECT_THROW(pd.get(3, 9.f), Error);
+  try {
+    pd.get(4, 9);
+    ADD_FAILURE() << "a string was read as a number";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("parameter 4 must be a number, got the string 's'"), std::string::npos)
+        << e.what();
+  }
+  try {
+    pd.get(2, 9.f);
+    ADD_FAILURE() << "an array was read as a number";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("parameter 2 must be a single number, got an array of 2 values"),
+              std::string::npos)
+        << e.what();
+  }
   EXPECT_EQ(pd.get(5, 9), 9);
   EXPECT_FALSE(pd.has(5));
   EXPECT_TRUE(pd.is_array(3));

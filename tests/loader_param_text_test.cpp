@@ -7,6 +7,7 @@
 
 #include "loader/param_parser.h"
 #include "loader/param_value_text.h"
+#include "runtime/error.h"
 #include "tests/loader_test_util.h"
 
 namespace jitconv {
@@ -119,7 +120,7 @@ TEST(LoaderParamText, Strings) {
   EXPECT_EQ(pd.get(3, std::string()), "x,y");  // unquoted strings may hold commas (ncnn)
   EXPECT_EQ(pd.get(4, std::string()), "a=b,c");
   EXPECT_EQ(pd.get(5, std::string()), "nan");  // quoted: a string, not a float
-  EXPECT_EQ(pd.get(0, 7), 7);                 // a string is no number
+  EXPECT_THROW(pd.get(0, 7), Error);          // a string is no number: an error, not the default
   const std::string longest(255, 'q');
   EXPECT_EQ(parse_params("0=" + longest).get(0, std::string()), longest);
 }

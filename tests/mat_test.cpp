@@ -213,6 +213,24 @@ TEST(Mat, ReshapeIsAViewOnlyWhenTheLayoutAllows) {
 
   EXPECT_THROW(padded.reshape(104), Error);
   EXPECT_THROW(padded.reshape(5, 3, 8), Error);
+
+  // A dense 3-D view (channel() of a 4-D Mat: cstep w*h, not aligned) keeps its own
+  // channel stride when the planes keep their size.
+  Mat cube(3, 2, 4, 1);
+  for (int i = 0; i < 24; i++) static_cast<float*>(cube.data)[i] = static_cast<float>(i);
+  const Mat view = cube.channel(0);
+  ASSERT_EQ(view.cstep, 6u);
+  const Mat rows = view.reshape(6, 1, 4);
+  EXPECT_EQ(rows.data, view.data);
+  EXPECT_EQ(rows.cstep, 6u);
+  for (int q = 0; q < 4; q++)
+    for (int i = 0; i < 6; i++) ASSERT_EQ(static_cast<const float*>(rows.data)[q * rows.cstep + i], q * 6.f + i);
+
+  // A lone channel made from a dense Mat stays within the source's data.
+  Mat six(6);
+  const Mat one = six.reshape(3, 2, 1);
+  EXPECT_EQ(one.data, six.data);
+  EXPECT_LE(one.total(), six.total());
 }
 
 TEST(Mat, FillWritesEveryLaneIncludingPacked) {
@@ -224,6 +242,12 @@ TEST(Mat, FillWritesEveryLaneIncludingPacked) {
   Mat bytes(9, 2, 3, 1u, 1);
   bytes.fill_bytes(0xab);
   for (size_t i = 0; i < bytes.total(); i++) ASSERT_EQ(static_cast<uint8_t*>(bytes.data)[i], 0xab);
+  // 32-bit fills on 16- or 8-bit lanes would write past the data: refused.
+  Mat half(64, static_cast<size_t>(2), 1);
+  EXPECT_THROW(half.fill(1.f), Error);
+  EXPECT_THROW(bytes.fill(3), Error);
+  Mat empty;
+  EXPECT_NO_THROW(empty.fill(1.f));
 }
 
 TEST(Mat, ChannelViewsPointIntoTheParent) {

@@ -4,6 +4,7 @@
 
 #include "runtime/convert_layout.h"
 #include "runtime/layer_registry.h"
+#include "runtime/packing.h"
 #include "tests/net_test_util.h"
 
 namespace jitconv {
@@ -97,42 +98,106 @@ TEST(NetConvertLayout, RoundTripsKeepValues) {
   }
 }
 
-// 16-bit blobs appear only where every reader keeps them: between data-movement layers
-// up to an output, never in front of a layer that would cast straight back.
-TEST(NetConvertLayout, NetPlansSixteenBitStorage) {
+// The Net never casts an fp32 blob down to 16 bits: with fp16 storage on (the default),
+// data-movement layers up to an output still see and give fp32, bit for bit.
+TEST(NetConvertLayout, FloatModelsKeepFloatBlobsWithSixteenBitStorageOn) {
   if (!cpu_info().f16c) GTEST_SKIP() << "fp16 storage needs F16C";
-  for (bool fp16 : {true, false}) {
+  std::vector<Mat> outputs[2];
+  for (bool fp16 : {false, true}) {
     Net net;
     net.opt.use_fp16_storage = fp16;
     load_random(net, test_model_path("storage.param"));
     Extractor ex = net.create_extractor();
     ex.set_light_mode(false);
     ex.input("in", declared_inputs(net)[0].mat);
-    Mat out, cat, flat;
-    ex.extract("out", out);
-    ex.extract("flat", flat);
-    ex.extract_raw(net.find_blob("cat"), cat);
-    EXPECT_EQ(cat.elembits(), fp16 ? 16 : 32);
-    EXPECT_EQ(out.elembits(), 32);
-    EXPECT_EQ(flat.elembits(), 32);
+    for (const char* name : {"s1", "cat", "crop", "shuf", "out", "flat"}) {
+      Mat raw, plain;
+      ex.extract_raw(net.find_blob(name), raw);
+      EXPECT_EQ(raw.elembits(), 32) << name << (fp16 ? " with" : " without") << " fp16 storage";
+      ex.extract(name, plain);
+      outputs[fp16].push_back(plain);
+    }
   }
-  Net mixed;
-  mixed.opt.use_fp16_storage = true;
-  mixed.load_param_mem(R"(7767517
+  for (size_t i = 0; i < outputs[0].size(); i++) {
+    const std::vector<float> a = plain_values(outputs[0][i]), b = plain_values(outputs[1][i]);
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t k = 0; k < a.size(); k++) ASSERT_EQ(a[k], b[k]) << "blob " << i << " value " << k;
+  }
+}
+
+// Rounds its input to fp16 and hands on the 16-bit blob, as a layer computing in fp16 would.
+class HalfLayer final : public Layer {
+ public:
+  HalfLayer() { one_blob_only = true; }
+  void forward(const Mat& bottom, Mat& top, const Option& opt) const override {
+    cast_float32_to_float16(bottom, top, opt);
+  }
+};
+
+// 16-bit blobs a layer produces stay 16-bit through the layers that take them and come back
+// as fp32 (the same values) for the ones that do not, and for the user.
+TEST(NetConvertLayout, SixteenBitBlobsPassThroughLayersThatTakeThem) {
+  if (!cpu_info().f16c) GTEST_SKIP() << "fp16 storage needs F16C";
+  Net net;
+  net.set_layer_creator([](const std::string& type) -> std::unique_ptr<Layer> {
+    if (type == "Half") return std::make_unique<HalfLayer>();
+    return create_layer(type);
+  });
+  net.load_param_mem(R"(7767517
+6 7
+Input        in    0 1 in 0=6 1=5 2=8
+Split        split 1 2 in a b
+Half         half  1 1 a h
+Concat       cat   2 1 h b cat 0=0
+Noop         noop  1 1 cat out
+ReLU         relu  1 1 h r
+)");
+  RandomWeights weights(net.graph(), 1);
+  net.load_model(weights);
+  Extractor ex = net.create_extractor();
+  ex.set_light_mode(false);
+  const Mat input = seeded_input(net.input_shape(0), 2);
+  ex.input("in", input);
+  Mat half, cat, out, relu, half_plain, out_plain;
+  ex.extract_raw(net.find_blob("h"), half);
+  ex.extract_raw(net.find_blob("cat"), cat);
+  ex.extract_raw(net.find_blob("out"), out);
+  ex.extract_raw(net.find_blob("r"), relu);
+  EXPECT_EQ(half.elembits(), 16);
+  EXPECT_EQ(cat.elembits(), 32) << "one of Concat's inputs is fp32: it runs on fp32";
+  EXPECT_EQ(out.elembits(), 32);
+  EXPECT_EQ(relu.elembits(), 32) << "ReLU takes no 16-bit blobs";
+  ex.extract("h", half_plain);
+  ex.extract("out", out_plain);
+  const std::vector<float> h = plain_values(half_plain), o = plain_values(out_plain), x = plain_values(input);
+  ASSERT_EQ(o.size(), 2 * h.size());
+  for (size_t k = 0; k < h.size(); k++) {
+    ASSERT_EQ(o[k], h[k]) << k;
+    ASSERT_EQ(o[h.size() + k], x[k]) << "the fp32 half of the Concat must stay exact, " << k;
+  }
+
+  // A layer whose inputs all arrive 16-bit keeps them.
+  Net narrow;
+  narrow.set_layer_creator([](const std::string& type) -> std::unique_ptr<Layer> {
+    if (type == "Half") return std::make_unique<HalfLayer>();
+    return create_layer(type);
+  });
+  narrow.load_param_mem(R"(7767517
 3 3
 Input        in    0 1 in 0=6 1=5 2=8
-Concat       cat   1 1 in c 0=0
-Convolution  conv  1 1 c out 0=4 1=1 6=32
+Half         half  1 1 in h
+Noop         noop  1 1 h out
 )");
-  RandomWeights weights(mixed.graph(), 1);
-  mixed.load_model(weights);
-  Extractor ex = mixed.create_extractor();
-  ex.set_light_mode(false);
-  ex.input("in", seeded_input(mixed.input_shape(0), 2));
-  Mat out, c;
-  ex.extract("out", out);
-  ex.extract_raw(mixed.find_blob("c"), c);
-  EXPECT_EQ(c.elembits(), 32) << "Concat feeding a Convolution should stay fp32";
+  RandomWeights none(narrow.graph(), 1);
+  narrow.load_model(none);
+  Extractor nx = narrow.create_extractor();
+  nx.input("in", input);
+  Mat raw_out, plain_out, plain_half;
+  nx.extract_raw(narrow.find_blob("out"), raw_out);
+  EXPECT_EQ(raw_out.elembits(), 16);
+  nx.extract("out", plain_out);
+  nx.extract("h", plain_half);
+  EXPECT_EQ(plain_values(plain_out), plain_values(plain_half));
 }
 
 }  // namespace

@@ -63,6 +63,21 @@ TEST(NetErrors, LayerParameterErrorsNameTheLayer) {
   EXPECT_HAS(message, "<param>:4:");
   EXPECT_HAS(message, "layer 'bad_conv' (Convolution)");
   EXPECT_HAS(message, "num_output");
+
+  // A word or an array where a number belongs: an error, not the parameter's default.
+  Net words;
+  const std::string word = error_of([&] {
+    words.load_param_mem("7767517\n2 2\nInput in 0 1 in\nConvolution act 1 1 in out 0=4 1=3 6=108 9=relu\n");
+  });
+  EXPECT_HAS(word, "<param>:4:");
+  EXPECT_HAS(word, "layer 'act' (Convolution)");
+  EXPECT_HAS(word, "parameter 9 must be a number, got the string 'relu'");
+  Net arrays;
+  const std::string array = error_of([&] {
+    arrays.load_param_mem("7767517\n2 2\nInput in 0 1 in\nConvolution pad 1 1 in out 0=4 1=3 6=108 -23304=2,1,1\n");
+  });
+  EXPECT_HAS(array, "layer 'pad' (Convolution)");
+  EXPECT_HAS(array, "parameter 4 must be a single number, got an array of 2 values");
 }
 
 TEST(NetErrors, MissingInputNamesTheBlob) {
@@ -136,6 +151,14 @@ TEST(NetErrors, CallsOutOfOrder) {
   EXPECT_HAS(error_of([&] { net.load_model(weights); }), "already loaded");
   Extractor ex = net.create_extractor();
   EXPECT_HAS(error_of([&] { ex.set_num_threads(0); }), "at least 1 thread");
+  // The Net's own option is checked too (OpenMP would be asked for -1 threads).
+  net.opt.num_threads = -1;
+  EXPECT_HAS(error_of([&] { net.create_extractor(); }), "num_threads must be at least 1, got -1");
+  Net negative;
+  negative.opt.num_threads = 0;
+  negative.load_param_mem(kSmall);
+  RandomWeights more(negative.graph(), 1);
+  EXPECT_HAS(error_of([&] { negative.load_model(more); }), "num_threads must be at least 1, got 0");
 }
 
 TEST(NetErrors, MissingFilesNameThePath) {

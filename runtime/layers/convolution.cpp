@@ -133,6 +133,9 @@ void Convolution::create_pipeline(const Option& opt) {
   layer_adds_residual_ = false;
   if (fuse_residual && dynamic_weight) fail("Convolution ", name, ": a fused residual needs static weights");
   if (dynamic_weight) return;  // the weights arrive with each forward
+  if (weight_data.empty())
+    fail("Convolution ", name, ": no weights: create_pipeline before load_model, or again after a light-mode ",
+         "create_pipeline released them (Option::lightmode)");
   if (weight_data.elemsize == 1 && !(opt.use_int8_inference && int8_scale_term))
     fail("Convolution ", name, ": int8 weights need use_int8_inference and int8 scales");
   ConvParams p = params();

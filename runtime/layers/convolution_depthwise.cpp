@@ -81,6 +81,9 @@ void ConvolutionDepthWise::create_pipeline(const Option& opt) {
   if (int8_scale_term)
     fail(label(), ": int8 inference (int8_scale_term ", int8_scale_term, ") is not supported yet");
   if (dynamic_weight) return;  // the weights arrive with each forward
+  if (weight_data.empty())
+    fail(label(), ": no weights: create_pipeline before load_model, or again after a light-mode create_pipeline ",
+         "released them (Option::lightmode)");
   if (weight_data.elemsize != 4u)
     fail(label(), ": weights must be fp32, got elemsize ", weight_data.elemsize, " without int8 scales");
   const ConvParams p = params();
