@@ -140,6 +140,8 @@ TEST(NetErrors, ShortBinNamesTheLayer) {
 }
 
 TEST(NetErrors, CallsOutOfOrder) {
+  Net empty;
+  EXPECT_HAS(error_of([&] { empty.load_param_mem("7767517\n0 0\n"); }), "<param>: the model has no layers");
   Net net;
   EXPECT_HAS(error_of([&] { net.create_extractor(); }), "no model loaded");
   RandomWeights none(net.graph(), 1);
