@@ -561,10 +561,11 @@ TEST(ConvWinograd, DescribeShowsThePlansOfThePreparedShape) {
     const std::string one = "plan for 56x56 (196 tiles): 1 thread " + ConvWinograd::plan_name(wino.plan(196, 1));
     EXPECT_NE(text.find(one), std::string::npos) << text;
     EXPECT_EQ(ConvWinograd::plan_name(wino.plan(196, 1)).find("blocked, blocks of up to "), 0u);
-    if (default_num_threads() > 1)
+    if (default_num_threads() > 1) {
       EXPECT_NE(text.find("; " + std::to_string(default_num_threads()) + " threads " +
                           ConvWinograd::plan_name(wino.plan(196, default_num_threads()))),
                 std::string::npos)
           << text;
+    }
   }
 }

@@ -114,6 +114,74 @@ TEST_F(NetCli, RunErrors) {
   EXPECT_EQ(run({"run", param, dir_ + "/short.bin", "--write-bin", dir_ + "/x.bin"}).status, 2);
 }
 
+// A blob residual fusion folds away names the environment variable that keeps it: a
+// command-line user has no Option to set.
+TEST_F(NetCli, RunSaysHowToKeepABlobResidualFusionFolded) {
+  const std::string param = dir_ + "/res.param";
+  std::ofstream(param) << "7767517\n4 4\nInput data 0 1 data 0=8 1=8 2=4\n"
+                          "Convolution c1 1 1 data c1 0=4 1=3 4=1 5=1 6=144\nEltwise sum 2 1 c1 data s 0=1\n"
+                          "ReLU relu 1 1 s out\n";
+  const CliResult fused = run({"run", param, "--extract", "c1"});
+  EXPECT_EQ(fused.status, 1);
+  EXPECT_TRUE(contains(fused.err, "JITCONV_RESIDUAL_FUSION=0")) << fused.err;
+  const CliResult kept = run_cli({"run", param, "--extract", "c1"}, "JITCONV_RESIDUAL_FUSION=0");
+  EXPECT_EQ(kept.status, 0) << kept.err;
+  EXPECT_TRUE(contains(kept.out, "c1  shape [4,8,8]")) << kept.out;
+}
+
+// An input too large for memory is named with its size, not "internal error: std::bad_alloc".
+TEST_F(NetCli, RunNamesAnInputItCannotAllocate) {
+  // 3 x 70000 x 70000 floats are 58.8 GB; the address-space limit makes that fail anywhere.
+  const CliResult r = run_cli({"run", test_model_path("conv_chain.param"), "--shape", "3,70000,70000"},
+                              "ulimit -v 4000000;");
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_FALSE(contains(r.err, "internal error")) << r.err;
+  EXPECT_TRUE(contains(r.err, "cannot allocate input") && contains(r.err, "[3,70000,70000]") &&
+              contains(r.err, "58800000000 bytes"))
+      << r.err;
+}
+
+// Blob names map to file names ('/' and the like become '_'): two blobs that would share a
+// file are an error before anything is written, not one file silently replacing the other.
+TEST_F(NetCli, RunRefusesTwoBlobsThatWouldShareAnOutputFile) {
+  const std::string param = dir_ + "/coll.param";
+  std::ofstream(param) << "7767517\n3 3\nInput data 0 1 data 0=4 1=4 2=2\nReLU r 1 1 data a/b\n"
+                          "Sigmoid s 1 1 a/b a_b\n";
+  const CliResult r = run({"run", param, "--extract", "a/b", "--extract", "a_b", "--output-dir", dir_ + "/out"});
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_TRUE(contains(r.err, "'a/b' and 'a_b'") && contains(r.err, "a_b.bin")) << r.err;
+  EXPECT_EQ(access((dir_ + "/out/a_b.bin").c_str(), F_OK), -1) << "nothing is written";
+  // Without --output-dir nothing collides; one blob named twice is one file.
+  EXPECT_EQ(run({"run", param, "--extract", "a/b", "--extract", "a_b"}).status, 0);
+  const CliResult twice = run({"run", param, "--extract", "a/b", "--extract", "a/b", "--output-dir", dir_ + "/out"});
+  EXPECT_EQ(twice.status, 0) << twice.err;
+  EXPECT_EQ(slurp(dir_ + "/out/a_b.bin").size(), 2u * 4 * 4 * 4);
+  EXPECT_TRUE(contains(run({"run", "--help"}).out, "('a/b' -> a_b.bin)"));
+}
+
+// A network whose layers leave no blob unconsumed has no output: say so instead of
+// printing nothing and exiting 0.
+TEST_F(NetCli, RunWithNothingToExtractFails) {
+  const std::string param = dir_ + "/topzero.param";
+  std::ofstream(param) << "7767517\n2 1\nInput data 0 1 data 0=4 1=4 2=2\nReLU r 1 0 data\n";
+  const CliResult r = run({"run", param});
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_TRUE(contains(r.err, "no output blob") && contains(r.err, "--extract")) << r.err;
+  const CliResult named = run({"run", param, "--extract", "data"});
+  EXPECT_EQ(named.status, 0) << named.err;
+}
+
+// Seeded random weights keep each layer's variance, not the network's: residual sums grow.
+// The help must not promise O(1) activations throughout.
+TEST_F(NetCli, RunHelpSaysResidualStagesGrow) {
+  std::string help = run({"run", "--help"}).out;
+  for (char& ch : help)
+    if (ch == '\n') ch = ' ';
+  EXPECT_FALSE(contains(help, "activations stay O(1) (")) << help;
+  EXPECT_TRUE(contains(help, "residual additions still grow")) << help;
+}
+
 TEST_F(NetCli, BenchmodelPrintsBenchncnnLinesAndAProfile) {
   const CliResult r = run({"benchmodel", test_model_path("conv_chain.param"), test_model_path("head.param"), "--loops",
                         "2", "--warmup", "1", "--threads", "1", "--profile"});

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -92,6 +93,38 @@ TEST_F(OptimizeCli, Fp16StorageAndInputShape) {
   const std::string text = slurp(param);
   EXPECT_NE(text.find("-23330=4,3,15,9,16"), std::string::npos) << text;
   EXPECT_NE(text.find(" 0=15 1=9 2=3 "), std::string::npos) << "the Input declares the shape given\n" << text;
+}
+
+// Scale folds only into the BatchNorm before it (then into the convolution with it), as in
+// ncnnoptimize: the help said Scale folds into the convolution.
+TEST_F(OptimizeCli, HelpSaysWhereScaleFoldsAndAScaleAfterAConvolutionStays) {
+  const CliResult help = run({"--help"});
+  ASSERT_EQ(help.status, 0);
+  std::string text = help.out;
+  for (char& ch : text)
+    if (ch == '\n') ch = ' ';
+  EXPECT_NE(text.find("folds a Scale into the BatchNorm before it"), std::string::npos) << help.out;
+  EXPECT_NE(text.find("a Scale straight after one of those stays a layer"), std::string::npos) << help.out;
+  EXPECT_EQ(text.find("folds BatchNorm, Scale,"), std::string::npos) << help.out;
+
+  const std::string param = file("cs.param"), bin = file("cs.bin"), out_param = file("cs_out.param"),
+                    out_bin = file("cs_out.bin");
+  {
+    std::ofstream(param) << "7767517\n4 4\nInput data 0 1 data 0=6 1=6 2=3\n"
+                            "Convolution conv 1 1 data c 0=4 1=3 5=1 6=108\nScale scale 1 1 c s 0=4 1=1\n"
+                            "ReLU relu 1 1 s out\n";
+    const ParamGraph graph = load_param_file(param);
+    RandomWeights weights(graph, 5);
+    weights.record_weights(true);
+    Net net;
+    net.load_param(graph);
+    net.load_model(weights);
+    weights.write_bin(bin);
+  }
+  const CliResult r = run({param, bin, out_param, out_bin});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err.find("scale"), std::string::npos) << r.err;
+  EXPECT_NE(slurp(out_param).find("Scale "), std::string::npos) << slurp(out_param);
 }
 
 TEST_F(OptimizeCli, UsageErrors) {

@@ -193,7 +193,7 @@ int cmd_bench(const std::vector<std::string>& argv) {
                {{"conv", "DESC", "a problem in benchdnn notation (repeatable)"},
                 {"shapes", "FILE", "a file of problems, one per line (repeatable)"},
                 {"algo", "ALGO", std::string("reference, ") + conv_algo_names() + " (default auto)"},
-                {"isa", "ISA", "avx512 or avx2 (default: the ISA in use); oneDNN is capped the same way"},
+                {"isa", "ISA", "avx512, avx2 or scalar (default: the ISA in use); oneDNN is capped the same way"},
                 {"threads", "N", "threads for both (default: physical cores)"},
                 {"min-time", "S", "seconds of timed rounds per problem (default 1)"},
                 {"csv", "", "print CSV: " + csv_header()}});

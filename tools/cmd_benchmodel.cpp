@@ -183,7 +183,7 @@ int cmd_benchmodel(const std::vector<std::string>& argv) {
                {{"loops", "N", "timed runs per model (default 4)"},
                 {"warmup", "N", "untimed runs first (default 8)"},
                 {"threads", "N", "threads (default: physical cores)"},
-                {"isa", "ISA", "avx512 or avx2 (default: the ISA in use), for jitconv and oneDNN"},
+                {"isa", "ISA", "avx512, avx2 or scalar (default: the ISA in use), for jitconv and oneDNN"},
                 {"seed", "N", "seed of the random weights and inputs (default 1)"},
                 {"shape", "C,H,W", "input shape for single-input models (default: declared)"},
                 {"profile", "", "per-layer times (summed over the loops), paths and kernels, load time, weights"},

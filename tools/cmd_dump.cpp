@@ -19,20 +19,25 @@ int cmd_dump(const std::vector<std::string>& args) {
               "every kernel it generates. JITCONV_JIT_DUMP=DIR also writes each kernel's bytes to DIR/NAME.bin.",
               {{"conv", "DESC", "problem in benchdnn notation"},
                {"algo", "ALGO", std::string("path: ") + conv_algo_names() + " (default auto)"},
-               {"isa", "ISA", "avx512 or avx2 (default: the ISA in use)"},
-               {"act", "ACT", "fused activation (relu, leaky:0.1, clip:0:6, sigmoid, mish, hardswish)"},
+               {"isa", "ISA", "avx512, avx2 or scalar (default: the ISA in use)"},
+               {"act", "ACT", std::string("fused activation: ") + kActForms},
                {"no-asm", "", "list kernels without disassembly"}});
   if (!cli.parse(args)) {
     std::fputs(cli.help_text().c_str(), stdout);
     return 0;
   }
   if (!cli.has("conv")) cli.usage_error("--conv DESC is required");
+  // Bad values are usage errors (exit 2), as in check and bench.
   ConvProblem problem;
-  problem.desc = parse_conv_desc(cli.get("conv"));
-  problem.act = Activation::parse(cli.get("act", "none"));
-  const Isa isa = cli.has("isa") ? parse_isa(cli.get("isa")) : current_isa();
-  if (!isa_supported(isa)) fail("ISA ", isa_name(isa), " is not supported by this CPU");
-  const std::string algo = cli.get("algo", "auto");
+  try {
+    problem.desc = parse_conv_desc(cli.get("conv"));
+  } catch (const Error& e) {
+    cli.usage_error(std::string("--conv ") + e.what());
+  }
+  problem.act = act_option(cli);
+  const Isa isa = isa_option(cli);
+  const std::string algo = algo_option(cli, "auto");
+  if (algo == "reference") cli.usage_error("--algo reference has no kernels to show: give a jitconv path");
   const ConvData data = make_random_conv_data(problem.desc, 1);
   std::unique_ptr<ConvRunner> runner;
   try {

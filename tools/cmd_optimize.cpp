@@ -11,14 +11,16 @@ namespace jitconv {
 
 int cmd_optimize(const std::vector<std::string>& argv) {
   CliArgs args("optimize", "IN.param IN.bin OUT.param OUT.bin [options]",
-               "Rewrites an ncnn model as ncnnoptimize does: folds BatchNorm, Scale, Bias and per-channel\n"
-               "mul/add constants into the convolution or InnerProduct before them, fuses activations, turns\n"
-               "scalar MemoryData operands into BinaryOp scalars, removes Dropout, Noop, 1x1 Pooling,\n"
-               "single-output Split and Flatten after global pooling, and replaces a 1x1 convolution after\n"
-               "global pooling by an InnerProduct. Each rewrite prints one line on stderr. Then every blob's\n"
-               "shape is inferred by a dry run and written as -23330 shape hints (skipped, with a message, when\n"
-               "an Input has no shape or a layer cannot run). Weights are written as fp32 or fp16 (int8 weights\n"
-               "stay int8).",
+               "Rewrites an ncnn model as ncnnoptimize does: folds a Scale into the BatchNorm before it, and\n"
+               "a BatchNorm, a Bias or a BinaryOp mul/add with a per-channel MemoryData into the convolution,\n"
+               "deconvolution (depthwise too) or InnerProduct before it (a Scale straight after one of those\n"
+               "stays a layer, as in ncnnoptimize); fuses ReLU, Clip, Sigmoid, Mish and HardSwish into that\n"
+               "layer's activation, turns scalar MemoryData operands into BinaryOp scalars, removes Dropout,\n"
+               "Noop, 1x1 Pooling, single-output Split and Flatten after global pooling, and replaces a 1x1\n"
+               "convolution after global pooling by an InnerProduct. Each rewrite prints one line on stderr.\n"
+               "Then every blob's shape is inferred by a dry run and written as -23330 shape hints (skipped,\n"
+               "with a message, when an Input has no shape or a layer cannot run). Weights are written as fp32\n"
+               "or fp16 (int8 weights stay int8).",
                {{"storage", "S", "fp32 (default) or fp16: how weights are stored in OUT.bin"},
                 {"shape", "C,H,W", "input shape for networks with one input (default: the Input layer's)"},
                 {"threads", "N", "threads for the shape-inference runs (default 1)"}},

@@ -3,6 +3,8 @@
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
+#include <map>
+#include <new>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -55,6 +57,24 @@ std::string file_name_for(const std::string& blob) {
   return name + ".bin";
 }
 
+// An Error from the Extractor that tells a library user to turn off residual fusion, with
+// how to do that from the command line added.
+[[noreturn]] void rethrow_for_cli(const Error& e) {
+  const std::string what = e.what();
+  if (what.find("use_residual_fusion") == std::string::npos) throw e;
+  throw Error(what + "; from the command line: JITCONV_RESIDUAL_FUSION=0 jitconv run ...");
+}
+
+// "58800000000 bytes, 54.8 GiB": what a plain fp32 tensor of `shape` takes, for the
+// message when it cannot be allocated.
+std::string tensor_bytes_text(const Mat& shape) {
+  const double bytes = static_cast<double>(shape.w) * (shape.dims >= 2 ? shape.h : 1) *
+                       (shape.dims >= 4 ? shape.d : 1) * (shape.dims >= 3 ? shape.c : 1) * sizeof(float);
+  char text[64];
+  std::snprintf(text, sizeof(text), "%.0f bytes, %.1f GiB", bytes, bytes / (1024.0 * 1024 * 1024));
+  return text;
+}
+
 void print_summary(const std::string& name, const Mat& out) {
   const std::vector<float> v = dense_values(out);
   std::printf("%s  shape %s", name.c_str(), shape_text(out).c_str());
@@ -80,12 +100,16 @@ void print_summary(const std::string& name, const Mat& out) {
 
 int cmd_run(const std::vector<std::string>& argv) {
   CliArgs args("run", "PARAM [BIN] [options]",
-               "Runs one inference of an ncnn model. Without BIN the weights are seeded random, scaled so\n"
-               "activations stay O(1) (see runtime/model_random.h); --write-bin saves them as a .bin that\n"
-               "`jitconv run PARAM BIN` reproduces exactly. Without --input the input is seeded random\n"
-               "(uniform in [-1, 1], drawn in NCHW order whatever --layout says). Every output blob (or each\n"
-               "--extract) is summarized and, with --output-dir, written to DIR/<blob>.bin as raw fp32 in\n"
-               "C, H, W order ('/' in blob names becomes '_').",
+               "Runs one inference of an ncnn model. Without BIN the weights are seeded random, each layer's\n"
+               "scaled to keep the variance of its input (runtime/model_random.h): plain chains stay O(1),\n"
+               "but residual additions still grow (ResNet-50's last stage reaches 100-140, its logits\n"
+               "+-60-80); --write-bin saves them as a .bin that `jitconv run PARAM BIN` reproduces\n"
+               "exactly. Without --input the input is seeded random (uniform in [-1, 1], drawn in NCHW order\n"
+               "whatever --layout says). Every output blob (or each --extract) is summarized and, with\n"
+               "--output-dir, written to DIR/<blob>.bin as raw fp32 in C, H, W order; a character of the\n"
+               "blob name other than a letter, digit, '.', '_' or '-' becomes '_' ('a/b' -> a_b.bin), and\n"
+               "two blobs whose files would be the same are an error before anything is written. A network\n"
+               "with no output blob (every blob feeds a layer) is an error unless --extract names one.",
                {{"input", "FILE", "raw fp32 input in --layout order (networks with one input)"},
                 {"shape", "C,H,W", "input shape (default: the Input layer's parameters or shape hint)"},
                 {"layout", "L", "nchw (default) or nhwc: the order of --input"},
@@ -128,27 +152,48 @@ int cmd_run(const std::vector<std::string>& argv) {
     args.usage_error("--input is for networks with one input; this one has " + std::to_string(inputs.size()));
   Extractor ex = net.create_extractor();
   ex.set_num_threads(threads);
-  for (size_t i = 0; i < inputs.size(); i++) {
-    const ModelInput& in = inputs[i];
-    if (args.has("input")) {
-      ex.input(in.blob, read_input_file(args.get("input"), in.shape, layout), layout);
-      continue;
-    }
-    const Mat nchw = seeded_tensor(in.shape, input_seed(seed, i));
-    if (layout == Layout::nchw) {
-      ex.input(in.blob, nchw);
-    } else {
-      Mat nhwc;
-      Option plain;
-      plain.num_threads = threads;
-      blob_to_nhwc(nchw, nhwc, plain);
-      ex.input(in.blob, nhwc, Layout::nhwc);
-    }
-  }
 
   std::vector<std::string> outputs = args.get_all("extract");
   if (outputs.empty()) outputs = net.output_names();
+  if (outputs.empty())
+    fail(paths[0], ": the network has no output blob (every blob feeds a layer): nothing to extract; name a blob "
+         "with --extract NAME");
   const std::string dir = args.get("output-dir");
+  if (!dir.empty()) {
+    std::map<std::string, std::string> blob_of_file;
+    for (const std::string& name : outputs) {
+      const auto [it, added] = blob_of_file.emplace(file_name_for(name), name);
+      if (!added && it->second != name)
+        args.usage_error("blobs '" + it->second + "' and '" + name + "' would both be written to " + dir + "/" +
+                         it->first + ": extract them in separate runs or to separate --output-dir folders");
+    }
+  }
+
+  for (size_t i = 0; i < inputs.size(); i++) {
+    const ModelInput& in = inputs[i];
+    try {
+      if (args.has("input")) {
+        ex.input(in.blob, read_input_file(args.get("input"), in.shape, layout), layout);
+        continue;
+      }
+      const Mat nchw = seeded_tensor(in.shape, input_seed(seed, i));
+      if (layout == Layout::nchw) {
+        ex.input(in.blob, nchw);
+      } else {
+        Mat nhwc;
+        Option plain;
+        plain.num_threads = threads;
+        blob_to_nhwc(nchw, nhwc, plain);
+        ex.input(in.blob, nhwc, Layout::nhwc);
+      }
+    } catch (const std::bad_alloc&) {
+      fail("cannot allocate input '", in.name, "' of shape ", shape_text(in.shape), " (fp32, ",
+           tensor_bytes_text(in.shape), "): not enough memory");
+    } catch (const Error& e) {
+      rethrow_for_cli(e);
+    }
+  }
+
   if (!dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
@@ -156,7 +201,14 @@ int cmd_run(const std::vector<std::string>& argv) {
   }
   for (const std::string& name : outputs) {
     Mat out;
-    ex.extract(name, out);
+    try {
+      ex.extract(name, out);
+    } catch (const std::bad_alloc&) {
+      fail("out of memory computing blob '", name, "' (input ", shape_text(inputs[0].shape),
+           inputs.size() > 1 ? ", ..." : "", ")");
+    } catch (const Error& e) {
+      rethrow_for_cli(e);
+    }
     print_summary(name, out);
     if (!dir.empty()) {
       const std::vector<float> v = dense_values(out);

@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <sstream>
 
 #include "runtime/option.h"
@@ -11,6 +13,9 @@
 #endif
 
 namespace jitconv {
+
+const char kActForms[] =
+    "none, relu, leaky[:SLOPE], clip[:MIN:MAX], sigmoid, mish, hardswish[:A:B]; finite numbers, clip MIN <= MAX";
 
 std::vector<ConvCase> collect_cases(const CliArgs& args, const std::vector<ConvDesc>& defaults) {
   std::vector<ConvCase> cases;
@@ -25,18 +30,27 @@ std::vector<ConvCase> collect_cases(const CliArgs& args, const std::vector<ConvD
     }
     cases.push_back(c);
   }
+  // A 3-D line is a valid benchdnn problem jitconv has no kernels for: a SKIP, as the shared
+  // sets hold some. Any other line that does not parse is a mistake in the file, and a typo
+  // in a CI shapes file must not pass: every such line is named, then it is a usage error.
+  std::string invalid_lines;
   for (const std::string& path : args.get_all("shapes")) {
     for (const ShapeFileEntry& entry : read_shape_file(path)) {
       ConvCase c;
       c.origin = path + ":" + std::to_string(entry.line);
       c.text = entry.text;
       c.desc = entry.desc;
-      if (!entry.error.empty())
-        c.skip = (entry.error.find("3-D") != std::string::npos ? "3-D problem: " : "invalid descriptor: ") +
-                 entry.error;
+      if (!entry.error.empty()) {
+        if (entry.error.find("3-D") == std::string::npos) {
+          invalid_lines += "\n  " + entry.error;  // "FILE:LINE: 'text': reason"
+          continue;
+        }
+        c.skip = "3-D problem: " + entry.error;
+      }
       cases.push_back(c);
     }
   }
+  if (!invalid_lines.empty()) args.usage_error("invalid descriptor in --shapes:" + invalid_lines);
   if (!args.has("conv") && !args.has("shapes")) {
     if (defaults.empty()) args.usage_error("give --conv DESC or --shapes FILE");
     for (const ConvDesc& d : defaults) {
@@ -78,6 +92,45 @@ Isa isa_option(const CliArgs& args) {
 }
 
 int threads_option(const CliArgs& args) { return args.get_int("threads", default_num_threads(), 1); }
+
+Activation act_option(const CliArgs& args) {
+  const std::string text = args.get("act", "none");
+  auto bad = [&](const std::string& why) { args.usage_error("--act '" + text + "': " + why); };
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (size_t colon; (colon = text.find(':', start)) != std::string::npos; start = colon + 1)
+    parts.push_back(text.substr(start, colon - start));
+  parts.push_back(text.substr(start));
+  const std::string& kind = parts[0];
+  // How many numbers each form takes: none, or all of them (Activation::parse's defaults).
+  size_t takes = 0;
+  if (kind == "leaky" || kind == "leakyrelu") {
+    takes = 1;
+  } else if (kind == "clip" || kind == "hardswish") {
+    takes = 2;
+  } else if (kind != "none" && kind != "relu" && kind != "sigmoid" && kind != "mish") {
+    bad("unknown activation '" + kind + "' (expected " + kActForms + ")");
+  }
+  std::vector<float> numbers;
+  for (size_t i = 1; i < parts.size(); i++) {
+    char* end = nullptr;
+    const float v = std::strtof(parts[i].c_str(), &end);
+    if (parts[i].empty() || *end || !std::isfinite(v)) bad("'" + parts[i] + "' is not a finite number");
+    numbers.push_back(v);
+  }
+  if (!numbers.empty() && numbers.size() != takes) {
+    std::string why = kind + (takes == 0 ? " takes no numbers" : " takes 0 or " + std::to_string(takes) + " numbers");
+    if (kind == "relu") why += " (a negative slope is leaky:SLOPE)";
+    bad(why + ", got " + std::to_string(numbers.size()) + " (expected " + kActForms + ")");
+  }
+  if (kind == "clip" && numbers.size() == 2 && !(numbers[0] <= numbers[1])) bad("clip needs MIN <= MAX");
+  try {
+    return Activation::parse(text);
+  } catch (const Error& e) {
+    bad(e.what());
+  }
+  return Activation();
+}
 
 std::string algo_option(const CliArgs& args, const std::string& fallback) {
   const std::string algo = args.get("algo", fallback);

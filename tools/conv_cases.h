@@ -16,12 +16,13 @@ struct ConvCase {
   std::string origin;  // "--conv" or "FILE:LINE"
   std::string text;    // as written
   ConvDesc desc;
-  std::string skip;    // non-empty: the line cannot run; says whether 3-D or invalid
+  std::string skip;    // non-empty: the line cannot run (a 3-D problem)
 };
 
-// Every --conv and every line of every --shapes file, in order. A bad --conv is a
-// usage error; a bad file line becomes a case with `skip` set. With neither option,
-// `defaults` (a usage error when there are none).
+// Every --conv and every line of every --shapes file, in order. A bad --conv or a file
+// line that does not parse is a usage error (naming FILE:LINE and why); a 3-D line
+// becomes a case with `skip` set. With neither option, `defaults` (a usage error when
+// there are none).
 std::vector<ConvCase> collect_cases(const CliArgs& args, const std::vector<ConvDesc>& defaults);
 
 // The name column: the descriptor's name, or "-".
@@ -31,6 +32,11 @@ std::string shape_string(const ConvDesc& desc);
 
 // --isa (default: the ISA in use), checked against the CPU; caps oneDNN to match.
 Isa isa_option(const CliArgs& args);
+// The forms --act accepts, for help texts.
+extern const char kActForms[];
+// --act (default none): each form takes no numbers or all it names, finite, clip MIN <= MAX;
+// anything else is a usage error naming the value.
+Activation act_option(const CliArgs& args);
 // --threads (default: physical cores).
 int threads_option(const CliArgs& args);
 // --algo: "reference" or one of conv_algo_names(); anything else is a usage error.
