@@ -134,16 +134,23 @@ class HalfLayer final : public Layer {
   }
 };
 
+// Loads `param` with the Half type available (no weights to load).
+void load_with_half(Net& net, const char* param) {
+  net.set_layer_creator([](const std::string& type) -> std::unique_ptr<Layer> {
+    if (type == "Half") return std::make_unique<HalfLayer>();
+    return create_layer(type);
+  });
+  net.load_param_mem(param);
+  RandomWeights none(net.graph(), 1);
+  net.load_model(none);
+}
+
 // 16-bit blobs a layer produces stay 16-bit through the layers that take them and come back
 // as fp32 (the same values) for the ones that do not, and for the user.
 TEST(NetConvertLayout, SixteenBitBlobsPassThroughLayersThatTakeThem) {
   if (!cpu_info().f16c) GTEST_SKIP() << "fp16 storage needs F16C";
   Net net;
-  net.set_layer_creator([](const std::string& type) -> std::unique_ptr<Layer> {
-    if (type == "Half") return std::make_unique<HalfLayer>();
-    return create_layer(type);
-  });
-  net.load_param_mem(R"(7767517
+  load_with_half(net, R"(7767517
 6 7
 Input        in    0 1 in 0=6 1=5 2=8
 Split        split 1 2 in a b
@@ -152,8 +159,6 @@ Concat       cat   2 1 h b cat 0=0
 Noop         noop  1 1 cat out
 ReLU         relu  1 1 h r
 )");
-  RandomWeights weights(net.graph(), 1);
-  net.load_model(weights);
   Extractor ex = net.create_extractor();
   ex.set_light_mode(false);
   const Mat input = seeded_input(net.input_shape(0), 2);
@@ -178,18 +183,12 @@ ReLU         relu  1 1 h r
 
   // A layer whose inputs all arrive 16-bit keeps them.
   Net narrow;
-  narrow.set_layer_creator([](const std::string& type) -> std::unique_ptr<Layer> {
-    if (type == "Half") return std::make_unique<HalfLayer>();
-    return create_layer(type);
-  });
-  narrow.load_param_mem(R"(7767517
+  load_with_half(narrow, R"(7767517
 3 3
 Input        in    0 1 in 0=6 1=5 2=8
 Half         half  1 1 in h
 Noop         noop  1 1 h out
 )");
-  RandomWeights none(narrow.graph(), 1);
-  narrow.load_model(none);
   Extractor nx = narrow.create_extractor();
   nx.input("in", input);
   Mat raw_out, plain_out, plain_half;

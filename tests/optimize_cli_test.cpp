@@ -18,6 +18,17 @@ namespace jitconv {
 namespace test {
 namespace {
 
+// Writes the seeded random weights of the model at `param` as an ncnn .bin at `bin`.
+void write_random_bin(const std::string& param, const std::string& bin, uint32_t seed) {
+  const ParamGraph graph = load_param_file(param);
+  RandomWeights weights(graph, seed);
+  weights.record_weights(true);
+  Net net;
+  net.load_param(graph);
+  net.load_model(weights);
+  weights.write_bin(bin);
+}
+
 class OptimizeCli : public testing::Test {
  protected:
   void SetUp() override {
@@ -26,14 +37,7 @@ class OptimizeCli : public testing::Test {
     dir_ = name;
     in_param_ = test_model_path("optimize_fusions.param");
     in_bin_ = file("in.bin");
-    // The model's seeded random weights as an ncnn .bin.
-    const ParamGraph graph = load_param_file(in_param_);
-    RandomWeights weights(graph, 3);
-    weights.record_weights(true);
-    Net net;
-    net.load_param(graph);
-    net.load_model(weights);
-    weights.write_bin(in_bin_);
+    write_random_bin(in_param_, in_bin_, 3);  // the model's seeded random weights
   }
   void TearDown() override {
     for (const std::string& f : files_) std::remove(f.c_str());
@@ -113,13 +117,7 @@ TEST_F(OptimizeCli, HelpSaysWhereScaleFoldsAndAScaleAfterAConvolutionStays) {
     std::ofstream(param) << "7767517\n4 4\nInput data 0 1 data 0=6 1=6 2=3\n"
                             "Convolution conv 1 1 data c 0=4 1=3 5=1 6=108\nScale scale 1 1 c s 0=4 1=1\n"
                             "ReLU relu 1 1 s out\n";
-    const ParamGraph graph = load_param_file(param);
-    RandomWeights weights(graph, 5);
-    weights.record_weights(true);
-    Net net;
-    net.load_param(graph);
-    net.load_model(weights);
-    weights.write_bin(bin);
+    write_random_bin(param, bin, 5);
   }
   const CliResult r = run({param, bin, out_param, out_bin});
   ASSERT_EQ(r.status, 0) << r.err;
