@@ -43,6 +43,36 @@ TEST(DataReshape, MatchesReference) {
   }
 }
 
+// permute = 1 flattens a 3-D blob channel-last, as ncnn's Reshape did while it read the
+// flag (only for a 1-D target: other targets, and a 2-D input, keep the plain order).
+TEST(DataReshape, PermuteFlattensChannelLastOnly) {
+  Mat cube(2, 2, 2);
+  for (int q = 0; q < 2; q++)
+    for (int i = 0; i < 4; i++) static_cast<float*>(cube.data)[q * cube.cstep + i] = static_cast<float>(q * 4 + i);
+  Mat plane(3, 2);
+  for (int i = 0; i < 6; i++) static_cast<float*>(plane.data)[i] = static_cast<float>(i);
+  struct Case {
+    const Mat* in;
+    int w, h;
+    std::vector<float> expected;
+  };
+  const std::vector<Case> cases = {{&cube, -1, -233, {0, 4, 1, 5, 2, 6, 3, 7}},
+                                   {&cube, 4, 2, {0, 1, 2, 3, 4, 5, 6, 7}},
+                                   {&plane, -1, -233, {0, 1, 2, 3, 4, 5}}};
+  for (const Case& c : cases)
+    for (bool reference : {false, true}) {
+      SCOPED_TRACE(std::to_string(c.in->dims) + "-D to w " + std::to_string(c.w) + (reference ? " reference" : ""));
+      ParamDict pd;
+      pd.set(0, c.w);
+      pd.set(1, c.h);
+      pd.set(3, 1);
+      std::unique_ptr<Layer> l = reference ? create_reference_layer("Reshape") : make_layer("Reshape", pd);
+      if (reference) l->load_param(pd);
+      const std::vector<Mat> got = forward_layer(*l, {*c.in});
+      EXPECT_EQ(dense_values(got[0]), c.expected);
+    }
+}
+
 TEST(DataReshape, ViewSharesDenseData) {
   ParamDict pd;
   pd.set(0, 10);

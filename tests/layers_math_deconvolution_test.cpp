@@ -3,6 +3,7 @@
 // depthwise and grouped forms, channel counts around the packing widths.
 #include <gtest/gtest.h>
 
+#include "runtime/activation.h"
 #include "tests/layers_math_util.h"
 
 namespace jitconv {
@@ -103,6 +104,50 @@ TEST(MathDeconvolution, LargerLayer) {
   LayerTester t("Deconvolution");
   t.param(0, 48).param(1, 4).param(3, 2).param(4, 1).param(5, 1).param(6, 48 * 64 * 16);
   t.weight(random_mat(48 * 64 * 16, 1u)).weight(random_mat(48, 2u)).input(make_input(3, 20, 18, 1, 64, 3)).test();
+}
+
+// ncnn fills its whole padded output with the bias before accumulating and activates all
+// of it: output padding holds activation(bias), not zeros (src/layer/deconvolution.cpp,
+// deconvolutiondepthwise.cpp). Hand-computed: 2x2 kernel, stride 2, one column and row of
+// output padding, for the layer and its reference, both layer types.
+TEST(MathDeconvolution, OutputPaddingHoldsTheActivatedBias) {
+  for (const char* type : {"Deconvolution", "DeconvolutionDepthWise"})
+    for (int act : {0, 4}) {
+      SCOPED_TRACE(std::string(type) + (act ? " sigmoid" : " no activation"));
+      ParamDict pd;
+      pd.set(0, 1);
+      pd.set(1, 2);
+      pd.set(3, 2);
+      pd.set(5, 1);
+      pd.set(6, 4);
+      pd.set(18, 1);
+      pd.set(9, act);
+      if (std::string(type) == "DeconvolutionDepthWise") pd.set(7, 1);
+      Mat w(4), b(1), in(2, 2, 1);
+      for (int i = 0; i < 4; i++) static_cast<float*>(w.data)[i] = static_cast<float>(i + 1);
+      static_cast<float*>(b.data)[0] = 0.5f;
+      for (int i = 0; i < 4; i++) static_cast<float*>(in.data)[i] = static_cast<float>(i + 1);
+      const Activation a = Activation::from_ncnn(act, {});
+      for (bool reference : {false, true}) {
+        SCOPED_TRACE(reference ? "reference" : "layer");
+        std::unique_ptr<Layer> l = reference ? create_reference_layer(type) : create_layer(type);
+        l->load_param(pd);
+        l->load_model(ModelBinFromMatArray({w, b}));
+        Option opt;
+        opt.use_packing_layout = false;
+        l->create_pipeline(opt);
+        Mat out;
+        l->forward(in, out, opt);
+        ASSERT_EQ(out.w, 5);
+        ASSERT_EQ(out.h, 5);
+        const std::vector<float> v = dense_values(out);
+        for (int y = 0; y < 5; y++)
+          for (int x = 0; x < 5; x++) {
+            const float sum = y < 4 && x < 4 ? (y / 2 * 2 + x / 2 + 1.f) * (y % 2 * 2 + x % 2 + 1.f) + 0.5f : 0.5f;
+            EXPECT_NEAR(v[y * 5 + x], a.apply(sum), 1e-6f) << "at " << x << "," << y;
+          }
+      }
+    }
 }
 
 TEST(MathDeconvolution, RejectsBadParamsAndInputs) {

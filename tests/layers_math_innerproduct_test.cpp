@@ -60,6 +60,22 @@ TEST(MathInnerProduct, RowsFormMatchesReference) {
           .test();
       seed += 3;
     }
+  // One row gives a 1-D blob of num_output values, as ncnn's InnerProduct does (it takes the
+  // rows form only for h > 1), for the layer and its reference.
+  for (bool reference : {false, true}) {
+    SCOPED_TRACE(reference ? "reference" : "layer");
+    std::unique_ptr<Layer> l = reference ? create_reference_layer("InnerProduct") : create_layer("InnerProduct");
+    ParamDict pd;
+    pd.set(0, 3);
+    pd.set(2, 12);
+    l->load_param(pd);
+    l->load_model(ModelBinFromMatArray({random_mat(12, 5u)}));
+    l->create_pipeline(fp32_weights());
+    Mat out;
+    l->forward(make_input(2, 4, 1, 1, 1, 6), out, fp32_weights());
+    EXPECT_EQ(out.dims, 1);
+    EXPECT_EQ(out.w * out.elempack, 3);
+  }
 }
 
 TEST(MathInnerProduct, FusedActivationsMatchReference) {

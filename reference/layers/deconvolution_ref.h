@@ -63,7 +63,9 @@ class DeconvolutionRef final : public Layer {
       for (size_t i = 0; i < static_cast<size_t>(fw) * fh; i++) full[p * fw * fh + i] = act_.apply(full[p * fw * fh + i]);
     }
     // ncnn's placement: explicit pads crop; else output_w/h with SAME_UPPER (-233) or
-    // SAME_LOWER (-234); output padding adds zeros on the right / bottom first.
+    // SAME_LOWER (-234). Output padding extends the right / bottom first with what ncnn's
+    // deconvolution leaves there: the bias through the activation (it fills the whole padded
+    // output with the bias before accumulating).
     const int aw = fw + opr_, ah = fh + opb_;
     int left = 0, top = 0, ow = aw, oh = ah;
     if (pl_ > 0 || pr_ > 0 || pt_ > 0 || pb_ > 0) {
@@ -80,7 +82,8 @@ class DeconvolutionRef final : public Layer {
       for (int y = 0; y < oh; y++)
         for (int x = 0; x < ow; x++) {
           const int sy = y + top, sx = x + left;
-          at(out, x, y, 0, p) = sy < fh && sx < fw ? static_cast<float>(full[(static_cast<size_t>(p) * fh + sy) * fw + sx]) : 0.f;
+          at(out, x, y, 0, p) = sy < fh && sx < fw ? static_cast<float>(full[(static_cast<size_t>(p) * fh + sy) * fw + sx])
+                                                   : act_.apply(bias_term_ ? bias_[p] : 0.f);
         }
   }
 

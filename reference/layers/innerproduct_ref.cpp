@@ -24,7 +24,7 @@ class InnerProductRef final : public Layer {
   void forward(const Mat& in, Mat& out, const Option&) const override {
     check_ref_blob(*this, in);
     const int num_input = size_ / num_output_;
-    const bool rows_mode = in.dims == 2 && in.w == num_input;
+    const bool rows_mode = in.dims == 2 && in.w == num_input && in.h > 1;  // one row: 1-D out (ncnn)
     const int rows = rows_mode ? in.h : 1;
     // The flattened input in (c, d, h, w) order.
     std::vector<double> x;

@@ -1,7 +1,6 @@
 // Reference Reshape: read the input's scalars in order, write them to the output shape
-// in the same order. permute = 1 uses channel-last order on both sides (2-D: [w][h],
-// 3-D: [h][w][c], 4-D: [d][h][w][c]) unless input and output share dims and their
-// outermost extent.
+// in the same order. permute = 1 flattening a 3-D / 4-D input to 1-D reads it channel-last
+// ([h][w][c] / [d][h][w][c]), as ncnn's Reshape did; other shapes ignore the flag.
 #include <memory>
 #include <vector>
 
@@ -63,7 +62,8 @@ class Reshape final : public Layer {
     DenseTensor out = make_dense(dims_, size);
     if (out.count() != in.count()) fail("Reshape reference: element count differs");
     const int in_outer = in.size[ref_axis_name(in.dims, 0)], out_outer = out.size[ref_axis_name(dims_, 0)];
-    const bool channel_last = permute_ == 1 && !(in.dims == dims_ && in_outer == out_outer);
+    const bool channel_last =
+        permute_ == 1 && dims_ == 1 && in.dims >= 3 && !(in.dims == dims_ && in_outer == out_outer);
     const std::vector<std::vector<int>> from = reading_order(in, channel_last), to = reading_order(out, channel_last);
     for (size_t i = 0; i < from.size(); i++) out[to[i].data()] = in[from[i].data()];
     top = to_mat(out);

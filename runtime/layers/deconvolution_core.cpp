@@ -254,6 +254,8 @@ void DeconvolutionLayer::crop(const Mat& full, const OutputWindow& win, Mat& top
   create_blob(out, 3, win.out_w, win.out_h, 1, full.c, lanes,
               lanes == out_elempack ? opt.blob_allocator : opt.workspace_allocator);
   const size_t es = static_cast<size_t>(lanes) * sizeof(float);
+  std::vector<float> padding_values(static_cast<size_t>(full.c) * lanes, 0.f);
+  for (int c = 0; c < num_output_; c++) padding_values[c] = activation_.apply(bias_values_[c]);
 #pragma omp parallel for num_threads(thread_count(opt, static_cast<size_t>(full.c) * win.out_w * win.out_h * lanes))
   for (int q = 0; q < full.c; q++) {
     const float* src = channel_ptr(full, q);
@@ -261,11 +263,14 @@ void DeconvolutionLayer::crop(const Mat& full, const OutputWindow& win, Mat& top
     for (int y = 0; y < win.out_h; y++) {
       float* row = dst + static_cast<size_t>(y) * win.out_w * lanes;
       const int sy = y + win.top;
-      // Columns [0, inside) come from the full output; the rest is output padding.
+      // Columns [0, inside) come from the full output; the rest is output padding, which
+      // holds what ncnn's deconvolution leaves there: the bias, through the activation
+      // (ncnn fills its whole padded output with the bias before accumulating).
       const int inside = sy < win.full_h ? std::max(0, std::min(win.out_w, win.full_w - win.left)) : 0;
       if (inside > 0)
         std::memcpy(row, src + (static_cast<size_t>(sy) * win.full_w + win.left) * lanes, inside * es);
-      std::memset(row + static_cast<size_t>(inside) * lanes, 0, (win.out_w - inside) * es);
+      for (int x = inside; x < win.out_w; x++)
+        for (int l = 0; l < lanes; l++) row[static_cast<size_t>(x) * lanes + l] = padding_values[q * lanes + l];
     }
   }
   top = lanes == out_elempack ? out : repack_blob(out, out_elempack, opt);

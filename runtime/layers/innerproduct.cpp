@@ -95,7 +95,9 @@ class InnerProduct final : public Layer {
   void forward(const Mat& bottom, Mat& top, const Option& opt) const override {
     check_fp32_blob(*this, bottom);
     if (packed_weight_.empty() && !gemm_) fail(layer_label(*this), ": forward before create_pipeline");
-    const bool rows_mode = bottom.dims == 2 && bottom.w == num_input_;
+    // A 2-D input of several rows gives one output row each; a single row is flattened and
+    // gives a 1-D blob, as in ncnn (`dims == 2 && w == num_input && h > 1`).
+    const bool rows_mode = bottom.dims == 2 && bottom.w == num_input_ && bottom.h * bottom.elempack > 1;
     // Dense fp32 rows of num_input values: unpacked, channel padding removed.
     const Mat flat = rows_mode ? repack_workspace(bottom, 1, opt) : flatten(bottom, opt);
     const int rows = rows_mode ? flat.h : 1;

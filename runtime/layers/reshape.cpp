@@ -2,9 +2,10 @@
 //
 // The shape's dims is the number of leading params set (w, h, d, c in that order; -233 =
 // unset): 0 keeps the input's extent of that name, -1 infers it from the element count.
-// permute = 1 reads and writes in channel-last order (Caffe / TensorFlow flatten
-// semantics): the input is walked as [h][w][c] (2-D: [w][h]) and the output filled the
-// same way, unless input and output already agree on the outermost axis.
+// permute = 1 flattens channel-last (Caffe / TensorFlow flatten semantics, as ncnn's
+// Reshape did while it read param 3): a 3-D / 4-D input reshaped to 1-D is walked as
+// [h][w][c] / [d][h][w][c]. ncnn never applied it to other shapes (and current ncnn ignores
+// the param): there the flag changes nothing.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -142,7 +143,7 @@ class Reshape final : public Layer {
       return;
     }
     const size_t lanes = lane_bytes(bottom);
-    if (permute_ == 1) {
+    if (permute_ == 1 && ndim_ == 1 && bottom.dims >= 3) {
       top = create_output(w, h, d, c, bottom.elemsize, opt.blob_allocator);
       switch (lanes) {
         case 4: return reshape_channel_last<uint32_t>(bottom, top, opt);

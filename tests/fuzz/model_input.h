@@ -40,6 +40,9 @@ constexpr int kMaxWeightValues = 1 << 16;
 
 inline bool too_big(const ParamLayer& layer) {
   for (int id : {2, 6}) {  // weight_data_size (InnerProduct, convolutions)
+    // A string or an array there is for the layer to reject (with a message), not a size.
+    const ParamDict::Type type = layer.params.type(id);
+    if (type == ParamDict::Type::string_value || layer.params.is_array(id)) continue;
     const int v = layer.params.get(id, 0);
     if (v > kMaxWeightValues || v < -kMaxWeightValues) return true;
   }
