@@ -36,11 +36,13 @@ ConvInt8::ConvInt8(const ConvParams& params, const int8_t* weights, const Int8Sc
          ", the longest reduction an int32 sum holds");
   if (static_cast<int>(scales.weight.size()) != p.oc)
     fail("int8 convolution: ", scales.weight.size(), " weight scales for ", p.oc, " output channels");
+  // ncnn2table writes 127 / absmax with no guard: an all-zero output channel (a pruned
+  // filter) or a blob that was zero through calibration gets an infinite scale. ncnn then
+  // dequantizes with 1 / (bottom * weight) = 0, and the output is activation(bias): so here.
   for (int o = 0; o < p.oc; o++)
-    if (!std::isfinite(scales.weight[o]) || scales.weight[o] < 0.f)
-      fail("int8 convolution: weight scale ", o, " is ", scales.weight[o], " (must be finite and >= 0)");
-  if (!finite_positive(scales.bottom))
-    fail("int8 convolution: bottom blob scale is ", scales.bottom, " (must be finite and > 0)");
+    if (!(scales.weight[o] >= 0.f))
+      fail("int8 convolution: weight scale ", o, " is ", scales.weight[o], " (must be >= 0)");
+  if (!(scales.bottom > 0.f)) fail("int8 convolution: bottom blob scale is ", scales.bottom, " (must be > 0)");
   if (scales.requantize && !finite_positive(scales.top))
     fail("int8 convolution: top blob scale is ", scales.top, " (must be finite and > 0)");
   if (!std::isfinite(p.pad_value)) fail("int8 convolution: pad_value ", p.pad_value, " is not finite");
@@ -91,8 +93,12 @@ ConvInt8::ConvInt8(const ConvParams& params, const int8_t* weights, const Int8Sc
     for (long k = 0; k < reduction; k++) sum += w[k];
     // The kernel's int32 adds wrap; the wrapped start value still yields the exact sum.
     init[o] = static_cast<int32_t>(static_cast<uint32_t>(-offset * sum));
-    // ncnn: a zero weight scale gives scale 0 instead of infinity.
-    scale[o] = scales.weight[o] == 0.f ? 0.f : 1.f / (scales.bottom * scales.weight[o]);
+    // ncnn: a zero weight scale gives scale 0 instead of infinity; an infinite one (or an
+    // infinite bottom scale) gives 1 / inf = 0. The input is still quantized with the
+    // infinite scale: int8_round_clamp takes +-inf to +-127 and NaN (0 * inf) to -127, and
+    // the sums it makes are multiplied by 0.
+    const bool zero_scale = scales.weight[o] == 0.f || std::isinf(scales.weight[o]) || std::isinf(scales.bottom);
+    scale[o] = zero_scale ? 0.f : 1.f / (scales.bottom * scales.weight[o]);
   }
   if (p.bias) {
     if (!bias) fail("int8 convolution: bias requested but none given");

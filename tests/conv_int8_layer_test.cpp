@@ -28,6 +28,8 @@ struct LayerCase {
   int scale_term = 1;
   bool fp32_weights = false;
   float pad_value = 0.f;
+  int inf_weight_scale_channel = -1;  // this output channel's weight scale is +inf
+  bool inf_bottom_scale = false;
 };
 
 // Weights, scales and the expected output of one case.
@@ -61,8 +63,9 @@ LayerData make_data(const LayerCase& c, uint32_t seed) {
   }
   if (c.fp32_weights)  // what the layer will quantize them to
     d.weights_int8 = reference_quantize_weights(d.weights_fp32.data(), c.oc, per_oc, d.weight_scales.data());
-  d.bottom = 90.f;
+  d.bottom = c.inf_bottom_scale ? INFINITY : 90.f;
   d.top = 3.5f;
+  if (c.inf_weight_scale_channel >= 0) d.weight_scales[c.inf_weight_scale_channel] = INFINITY;
   ConvDesc& desc = d.desc;
   desc.mb = 1;
   desc.ic = c.ic;
@@ -278,6 +281,25 @@ TEST(ConvInt8Layer, FlattenedInputRunsAsInnerProduct) {
     ASSERT_EQ(plain.w, c.oc);
     for (int o = 0; o < c.oc; o++) EXPECT_EQ(plain[o], d.expected[o]) << "output " << o;
   }
+}
+
+// ncnn2table writes 127 / absmax unguarded: a pruned (all-zero) filter or a blob that was
+// zero through calibration gets an infinite scale, and ncnn dequantizes with 1 / inf = 0,
+// giving activation(bias) there.
+TEST(ConvInt8Layer, InfiniteScalesGiveTheActivatedBias) {
+  LayerCase c;
+  c.act_type = 1;
+  c.inf_weight_scale_channel = 5;
+  const LayerData d = make_data(c, 7);
+  const size_t plane = static_cast<size_t>(d.desc.oh) * d.desc.ow;
+  for (size_t i = 0; i < plane; i++) ASSERT_EQ(d.expected[5 * plane + i], std::max(0.f, d.bias[5])) << i;
+  test_layer(c, 7);
+  c.inf_weight_scale_channel = -1;
+  c.inf_bottom_scale = true;
+  const LayerData all = make_data(c, 8);
+  for (int o = 0; o < c.oc; o++)
+    for (size_t i = 0; i < plane; i++) ASSERT_EQ(all.expected[o * plane + i], std::max(0.f, all.bias[o])) << o;
+  test_layer(c, 8);
 }
 
 TEST(ConvInt8Layer, BadScalesAreReported) {
