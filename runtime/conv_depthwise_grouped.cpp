@@ -55,7 +55,8 @@ void copy_channels(const Mat& src, int src_c0, Mat& dst, int dst_c0, int count, 
 }
 
 ConvGrouped::ConvGrouped(const ConvParams& params, int groups, const float* weights, const float* bias, Isa isa,
-                         int in_pack, int out_pack, const std::string& algo, const Option& opt, int ih, int iw)
+                         int in_pack, int out_pack, const std::string& algo, const Option& opt, int ih, int iw,
+                         const GroupedInt8* int8)
     : params_(params), groups_(groups), isa_(isa), in_pack_(in_pack), out_pack_(out_pack) {
   if (groups < 1 || params.ic % groups != 0 || params.oc % groups != 0)
     fail("grouped convolution: ", groups, " groups do not divide ic ", params.ic, " and oc ", params.oc);
@@ -73,21 +74,47 @@ ConvGrouped::ConvGrouped(const ConvParams& params, int groups, const float* weig
   const int run_weight_count = run_oc * run_ic * taps;
   Option run_opt = opt;
   run_opt.lightmode = true;  // the runs keep only their transformed weights
-  for (int r = 0; r < groups / merged_; r++) {
-    Mat run_weights(run_weight_count);
-    run_weights.fill(0.f);
-    const float* w = weights + static_cast<long>(r) * run_oc * icg * taps;
-    float* dst = run_weights;
+  if (int8) run_opt.use_int8_inference = true;
+  if (int8 && static_cast<int>(int8->group_scales.size()) != groups)
+    fail("grouped convolution: ", int8->group_scales.size(), " int8 weight scales for ", groups, " groups");
+  const bool int8_weights = int8 && int8->weights;
+  // Copies one run's group blocks onto the diagonal of a zeroed [run_oc][run_ic][taps].
+  auto place = [&](auto* dst, const auto* w) {
     for (int gi = 0; gi < merged_; gi++)
       for (int o = 0; o < ocg; o++)
         for (int i = 0; i < icg; i++)
           std::copy_n(w + ((static_cast<long>(gi) * ocg + o) * icg + i) * taps, taps,
                       dst + ((static_cast<long>(gi) * ocg + o) * run_ic + gi * icg + i) * taps);
+  };
+  for (int r = 0; r < groups / merged_; r++) {
+    const long first = static_cast<long>(r) * run_oc * icg * taps;
+    Mat run_weights;
+    if (int8_weights) {
+      run_weights.create(run_weight_count, static_cast<size_t>(1), 1);
+      run_weights.fill_bytes(0);
+      place(static_cast<int8_t*>(run_weights.data), int8->weights + first);
+    } else {
+      run_weights.create(run_weight_count);
+      run_weights.fill(0.f);
+      place(static_cast<float*>(run_weights.data), weights + first);
+    }
     std::vector<Mat> blobs = {run_weights};
     if (bias) {
       Mat run_bias(run_oc);
       std::copy_n(bias + static_cast<long>(r) * run_oc, run_oc, static_cast<float*>(run_bias));
       blobs.push_back(run_bias);
+    }
+    if (int8) {  // ncnn's order after the bias: weight scales, bottom scale, top scale
+      Mat scales(run_oc), bottom(1);
+      for (int o = 0; o < run_oc; o++) scales[o] = int8->group_scales[r * merged_ + o / ocg];
+      bottom[0] = int8->bottom;
+      blobs.push_back(scales);
+      blobs.push_back(bottom);
+      if (int8->requantize) {
+        Mat top(1);
+        top[0] = int8->top;
+        blobs.push_back(top);
+      }
     }
     ParamDict pd;
     pd.set(0, run_oc);
@@ -106,11 +133,12 @@ ConvGrouped::ConvGrouped(const ConvParams& params, int groups, const float* weig
     pd.set(6, run_weight_count);
     pd.set(9, static_cast<int>(params.act.type));
     pd.set(10, std::vector<float>{params.act.alpha, params.act.beta});
+    if (int8) pd.set(8, int8->requantize ? 101 : 1);  // per-output-channel weight scales
     auto conv = std::make_unique<layers::Convolution>();
     conv->name = "group run " + std::to_string(r);
     conv->load_param(pd);
     conv->load_model(ModelBinFromMatArray(blobs));
-    conv->forced_algo = algo;
+    conv->forced_algo = int8 ? std::string() : algo;
     conv->force_isa = true;
     conv->forced_isa = isa;
     conv->hint_w = iw;

@@ -13,6 +13,7 @@
 // the output (one extra pass over the output: a layer allocates its top). When the run's
 // output elempack differs from the blob's, the copy scatters lanes across packs.
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,14 +24,28 @@
 
 namespace jitconv {
 
+// int8 inference as ncnn's ConvolutionDepthWise does it: each group's weights carry that
+// group's scale, one scale quantizes the whole input, and int8_scale_term > 100 requantizes
+// the output with the top scale. Each run is then an int8 Convolution (runtime/conv_int8.h)
+// whose output channels take their group's scale.
+struct GroupedInt8 {
+  const int8_t* weights = nullptr;  // int8 weights in ncnn's order, or null: the fp32 ones, quantized
+  std::vector<float> group_scales;  // one per group
+  float bottom = 1.f;
+  bool requantize = false;
+  float top = 1.f;
+};
+
 class ConvGrouped final : public ConvImpl {
  public:
   // params: the whole problem (ic and oc over all groups); weights: groups x oc/g x ic/g
   // x kh x kw (ncnn's order); bias: oc values or null. algo: the per-run path ("direct",
   // "gemm", "brgemm", "scalar", ...; "" = the Convolution path table). ih/iw: the input
-  // size when known (kernels are generated for it now), else 0.
+  // size when known (kernels are generated for it now), else 0. int8: run every group as
+  // an int8 convolution (algo is then not used).
   ConvGrouped(const ConvParams& params, int groups, const float* weights, const float* bias, Isa isa, int in_pack,
-              int out_pack, const std::string& algo, const Option& opt, int ih = 0, int iw = 0);
+              int out_pack, const std::string& algo, const Option& opt, int ih = 0, int iw = 0,
+              const GroupedInt8* int8 = nullptr);
 
   int in_elempack() const override { return in_pack_; }
   int out_elempack() const override { return out_pack_; }

@@ -202,10 +202,16 @@ TEST(LayersConv, RejectsInt8AndBadInputs) {
   pd.set(6, 72);
   pd.set(7, 8);
   pd.set(8, 1);
-  std::unique_ptr<Layer> int8 =
-      loaded("ConvolutionDepthWise", pd, {random_mat(72, 1u), random_mat(8, 2u), random_mat(1, 3u)});
-  EXPECT_NE(error_of([&] { int8->create_pipeline(Option()); }).find("ConvolutionDepthWise conv7: int8"),
-            std::string::npos);
+  // int8 ConvolutionDepthWise runs (tests/conv_int8_grouped_test.cpp checks its numbers);
+  // a negative scale is an error naming the layer.
+  Mat group_scales(8), negative(8), bottom(1);
+  group_scales.fill(50.f);
+  negative.fill(-50.f);
+  bottom.fill(20.f);
+  std::unique_ptr<Layer> int8 = loaded("ConvolutionDepthWise", pd, {random_mat(72, 1u), group_scales, bottom});
+  EXPECT_EQ(error_of([&] { int8->create_pipeline(Option()); }), "");
+  std::unique_ptr<Layer> bad = loaded("ConvolutionDepthWise", pd, {random_mat(72, 1u), negative, bottom});
+  EXPECT_NE(error_of([&] { bad->create_pipeline(Option()); }).find("weight scale 0 is -50"), std::string::npos);
   std::unique_ptr<Layer> int8_ref = create_reference_layer("ConvolutionDepthWise");
   int8_ref->load_param(pd);
   int8_ref->load_model(ModelBinFromMatArray({random_mat(72, 1u)}));

@@ -78,15 +78,20 @@ std::unique_ptr<ConvImpl> ConvolutionDepthWise::make_impl(const std::string& alg
 void ConvolutionDepthWise::create_pipeline(const Option& opt) {
   isa_ = force_isa ? forced_isa : current_isa();
   if (!isa_supported(isa_)) fail(label(), ": ISA ", isa_name(isa_), " is not supported by this CPU");
-  if (int8_scale_term)
-    fail(label(), ": int8 inference (int8_scale_term ", int8_scale_term, ") is not supported yet");
+  if (int8_scale_term && dynamic_weight) fail(label(), ": int8 inference needs static weights");
   if (dynamic_weight) return;  // the weights arrive with each forward
   if (weight_data.empty())
     fail(label(), ": no weights: create_pipeline before load_model, or again after a light-mode create_pipeline ",
          "released them (Option::lightmode)");
-  if (weight_data.elemsize != 4u)
-    fail(label(), ": weights must be fp32, got elemsize ", weight_data.elemsize, " without int8 scales");
   const ConvParams p = params();
+  if (int8_scale_term && opt.use_int8_inference) {
+    create_int8_pipeline(p, opt);
+    if (opt.lightmode) weight_data.release();
+    return;
+  }
+  if (weight_data.elemsize != 4u)
+    fail(label(), ": weights must be fp32, got elemsize ", weight_data.elemsize,
+         int8_scale_term ? " (int8 weights need use_int8_inference)" : " without int8 scales");
   std::string algo = forced_algo;
   if (algo.empty()) {
     algo = is_depthwise() ? "depthwise" : "grouped";
@@ -98,6 +103,44 @@ void ConvolutionDepthWise::create_pipeline(const Option& opt) {
   impl_ = make_impl(algo, p, weight_data, bias_term ? static_cast<const float*>(bias_data) : nullptr, opt);
   if (hint_w > 0 && hint_h > 0) impl_->prepare(hint_h, hint_w);
   if (opt.lightmode) weight_data.release();
+}
+
+// ncnn's int8 ConvolutionDepthWise (int8_scale_term 1 / 101: one weight scale per group;
+// 2 / 102: one for all groups; one input scale; > 100: a top scale requantizes): every
+// group an int8 convolution with its group's scale (ConvGrouped's int8 runs).
+void ConvolutionDepthWise::create_int8_pipeline(const ConvParams& p, const Option& opt) {
+  auto values = [&](const Mat& m, const char* what) {
+    const long count = m.empty() ? 0 : static_cast<long>(m.w) * m.h * m.d * m.c * m.elempack;
+    if (m.elemsize != 4u * m.elempack) fail(label(), ": ", what, " must be fp32");
+    return std::vector<float>(static_cast<const float*>(m.data), static_cast<const float*>(m.data) + count);
+  };
+  GroupedInt8 int8;
+  int8.group_scales = values(weight_data_int8_scales, "weight_data_int8_scales");
+  if (int8.group_scales.size() == 1 && group > 1 && (int8_scale_term == 2 || int8_scale_term == 102))
+    int8.group_scales.assign(group, int8.group_scales[0]);  // one scale for every group
+  if (static_cast<int>(int8.group_scales.size()) != group)
+    fail(label(), ": weight_data_int8_scales holds ", int8.group_scales.size(), " values, expected ", group);
+  const std::vector<float> bottom = values(bottom_blob_int8_scales, "bottom_blob_int8_scales");
+  if (bottom.size() != 1) fail(label(), ": bottom_blob_int8_scales holds ", bottom.size(), " values, expected 1");
+  int8.bottom = bottom[0];
+  int8.requantize = int8_scale_term > 100;
+  if (int8.requantize) {
+    const std::vector<float> top = values(top_blob_int8_scales, "top_blob_int8_scales");
+    if (top.size() != 1) fail(label(), ": top_blob_int8_scales holds ", top.size(), " values, expected 1");
+    int8.top = top[0];
+  }
+  const float* fp32_weights = nullptr;
+  if (weight_data.elemsize == 1u)
+    int8.weights = static_cast<const int8_t*>(weight_data.data);
+  else if (weight_data.elemsize == 4u)
+    fp32_weights = weight_data;  // quantized per group by the runs, as ncnn does at load
+  else
+    fail(label(), ": weights must be int8 or fp32, got elemsize ", weight_data.elemsize);
+  const int in_pack = opt.use_packing_layout ? preferred_elempack(isa_, p.ic) : 1;
+  const int out_pack = opt.use_packing_layout ? preferred_elempack(isa_, p.oc) : 1;
+  impl_ = std::make_unique<ConvGrouped>(p, group, fp32_weights, bias_term ? static_cast<const float*>(bias_data) : nullptr,
+                                        isa_, in_pack, out_pack, std::string(), opt, hint_h, hint_w, &int8);
+  choice_reason_ = "int8 weights and scales with use_int8_inference: each group an int8 convolution";
 }
 
 void ConvolutionDepthWise::destroy_pipeline(const Option& opt) { impl_.reset(); }

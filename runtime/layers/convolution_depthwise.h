@@ -39,8 +39,9 @@ class ConvolutionDepthWise : public Layer, public ConvLayerParams {
 
   Mat weight_data;  // group x oc/group x ic/group x kh x kw
   Mat bias_data;
-  // int8_scale_term (loaded as ncnn does so the .bin stays in step; int8 inference is
-  // not supported yet): per-group weight scales, the input scale, the output scale.
+  // int8_scale_term (ncnn's ids and .bin order): per-group weight scales (one for all with
+  // 2 / 102), the input scale, the output scale (> 100). With use_int8_inference each group
+  // runs as an int8 convolution (ncnn's numerics); without, fp32 weights run in fp32.
   Mat weight_data_int8_scales;
   Mat bottom_blob_int8_scales;
   Mat top_blob_int8_scales;
@@ -57,6 +58,7 @@ class ConvolutionDepthWise : public Layer, public ConvLayerParams {
   int hint_w = 0, hint_h = 0;
 
  private:
+  void create_int8_pipeline(const ConvParams& p, const Option& opt);
   std::unique_ptr<ConvImpl> make_impl(const std::string& algo, const ConvParams& p, const float* weights,
                                       const float* bias, const Option& opt) const;
   std::string label() const;
