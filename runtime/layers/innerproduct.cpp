@@ -1,8 +1,13 @@
 // InnerProduct (ncnn): y = W x + bias with W [num_output][num_input], then the fused
-// activation. Params: 0 num_output, 1 bias_term, 2 weight_data_size, 8 int8_scale_term
-// (unsupported), 9 activation_type, 10 activation_params. A 2-D input whose rows hold
-// num_input values is multiplied row by row (output [num_output, h]); any other input is
-// flattened in (c, d, h, w) order.
+// activation. Params: 0 num_output, 1 bias_term, 2 weight_data_size, 8 int8_scale_term,
+// 9 activation_type, 10 activation_params. A 2-D input whose rows hold num_input values is
+// multiplied row by row (output [num_output, h]); any other input is flattened in
+// (c, d, h, w) order.
+//
+// int8 (int8_scale_term with use_int8_inference, as ncnn2int8 writes it: per-output weight
+// scales and one input scale after the bias, no requantize) is ncnn's int8 convolution of a
+// 1x1 kernel on the flattened input, so it runs on an inner int8 Convolution layer
+// (runtime/conv_int8.h): the same quantization, int32 sums and dequantization.
 //
 // With AVX2/AVX-512 the product runs on the JIT GEMM microkernel (runtime/innerproduct_gemm.h;
 // fp16 weights when opt.use_fp16_storage and F16C, as ncnn's x86 layer); without, on the
@@ -11,9 +16,11 @@
 #include <memory>
 #include <vector>
 
+#include "loader/model_bin.h"
 #include "runtime/activation.h"
 #include "runtime/cpu.h"
 #include "runtime/innerproduct_gemm.h"
+#include "runtime/layers/convolution.h"
 #include "runtime/layers/elementwise_kernels.h"
 #include "runtime/layers/innerproduct_kernels.h"
 #include "runtime/layers/math_util.h"
@@ -34,7 +41,7 @@ class InnerProduct final : public Layer {
     bias_term_ = pd.get(1, 0);
     weight_data_size_ = pd.get(2, 0);
     const std::string me = layer_label(*this);
-    if (pd.get(8, 0) != 0) fail(me, ": int8 quantized InnerProduct (int8_scale_term) is not supported");
+    int8_scale_term_ = pd.get(8, 0);
     if (num_output_ <= 0) fail(me, ": num_output (param 0) must be positive, got ", num_output_);
     if (weight_data_size_ <= 0 || weight_data_size_ % num_output_ != 0)
       fail(me, ": weight_data_size (param 2) ", weight_data_size_, " is not a positive multiple of num_output ",
@@ -49,10 +56,16 @@ class InnerProduct final : public Layer {
 
   void load_model(const ModelBin& mb) override {
     weight_ = mb.load(weight_data_size_, 0);
-    check_fp32_weight(*this, weight_, weight_data_size_, "weight");
+    if (!int8_scale_term_ || weight_.elemsize != 1u) check_fp32_weight(*this, weight_, weight_data_size_, "weight");
     if (bias_term_) {
       bias_ = mb.load(num_output_, 1);
       check_fp32_weight(*this, bias_, num_output_, "bias");
+    }
+    if (int8_scale_term_) {  // ncnn's order: weight scales (one per output), the input scale
+      weight_scales_ = mb.load(num_output_, 1);
+      check_fp32_weight(*this, weight_scales_, num_output_, "weight_data_int8_scales");
+      bottom_scale_ = mb.load(1, 1);
+      check_fp32_weight(*this, bottom_scale_, 1, "bottom_blob_int8_scales");
     }
   }
 
@@ -60,9 +73,15 @@ class InnerProduct final : public Layer {
   void create_pipeline(const Option& opt) override {
     constexpr int B = kInnerProductBlock;
     if (weight_.empty()) {  // already packed (the originals are released below)
-      if (packed_weight_.empty() && !gemm_) fail(layer_label(*this), ": create_pipeline before load_model");
+      if (packed_weight_.empty() && !gemm_ && !int8_) fail(layer_label(*this), ": create_pipeline before load_model");
       return;
     }
+    if (int8_scale_term_ && opt.use_int8_inference) {
+      create_int8_pipeline(opt);
+      return;
+    }
+    if (weight_.elemsize != 4u)
+      fail(layer_label(*this), ": int8 weights need use_int8_inference (int8_scale_term ", int8_scale_term_, ")");
     const Isa isa = current_isa();
     if (isa != Isa::scalar) {
       gemm_ = std::make_unique<InnerProductGemm>(static_cast<const float*>(weight_.data),
@@ -86,14 +105,27 @@ class InnerProduct final : public Layer {
 
   // Before create_pipeline the loaded originals count (the Net sizes the model from them).
   size_t weight_bytes() const override {
+    if (int8_) return int8_->weight_bytes() + weight_.bytes() + bias_.bytes();
     return (gemm_ ? gemm_->weight_bytes() : (packed_weight_.size() + packed_bias_.size()) * sizeof(float)) +
            weight_.bytes() + bias_.bytes();
   }
-  std::string describe() const override { return gemm_ ? gemm_->describe() : "portable blocked kernel"; }
-  void destroy_pipeline(const Option&) override { gemm_.reset(); }
+  std::string describe() const override {
+    if (int8_) return "int8: " + int8_->describe();
+    return gemm_ ? gemm_->describe() : "portable blocked kernel";
+  }
+  void destroy_pipeline(const Option&) override {
+    gemm_.reset();
+    int8_.reset();
+  }
 
   void forward(const Mat& bottom, Mat& top, const Option& opt) const override {
     check_fp32_blob(*this, bottom);
+    if (int8_) {
+      if (bottom.dims == 2 && bottom.w == num_input_ && bottom.h * bottom.elempack > 1)
+        fail(layer_label(*this), ": int8 on a 2-D input of several rows is not supported");
+      int8_->forward(flatten(bottom, opt), top, opt);  // a 1-D input: the 1x1 layer's InnerProduct form
+      return;
+    }
     if (packed_weight_.empty() && !gemm_) fail(layer_label(*this), ": forward before create_pipeline");
     // A 2-D input of several rows gives one output row each; a single row is flattened and
     // gives a 1-D blob, as in ncnn (`dims == 2 && w == num_input && h > 1`).
@@ -154,9 +186,35 @@ class InnerProduct final : public Layer {
     return dense;
   }
 
-  int num_output_ = 0, bias_term_ = 0, weight_data_size_ = 0, num_input_ = 0, blocks_ = 0;
+  void create_int8_pipeline(const Option& opt) {
+    ParamDict pd;
+    pd.set(0, num_output_);
+    pd.set(1, 1);
+    pd.set(5, bias_term_);
+    pd.set(6, weight_data_size_);
+    pd.set(8, 1);  // per-output-channel weight scales, no requantize
+    pd.set(9, static_cast<int>(activation_.type));
+    pd.set(10, std::vector<float>{activation_.alpha, activation_.beta});
+    auto conv = std::make_unique<Convolution>();
+    conv->name = name + " (int8 1x1)";
+    conv->load_param(pd);
+    std::vector<Mat> blobs = {weight_};
+    if (bias_term_) blobs.push_back(bias_);
+    blobs.push_back(weight_scales_);
+    blobs.push_back(bottom_scale_);
+    conv->load_model(ModelBinFromMatArray(blobs));
+    Option conv_opt = opt;
+    conv_opt.lightmode = true;  // the inner layer keeps only its packed weights
+    conv->create_pipeline(conv_opt);
+    int8_ = std::move(conv);
+    weight_.release();
+  }
+
+  int num_output_ = 0, bias_term_ = 0, weight_data_size_ = 0, num_input_ = 0, blocks_ = 0, int8_scale_term_ = 0;
   Activation activation_;
   Mat weight_, bias_;
+  Mat weight_scales_, bottom_scale_;  // int8_scale_term
+  std::unique_ptr<Convolution> int8_;  // int8 inference
   std::vector<float> packed_weight_, packed_bias_;
   std::unique_ptr<InnerProductGemm> gemm_;  // AVX2 / AVX-512
 };
