@@ -1,5 +1,6 @@
 #include "runtime/activation.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <initializer_list>
@@ -47,7 +48,8 @@ Activation Activation::parse(const std::string& text) {
   for (size_t i = 1; i < parts.size(); i++) {
     char* end = nullptr;
     const float v = std::strtof(parts[i].c_str(), &end);
-    if (end == parts[i].c_str() || *end) fail("activation '", text, "': '", parts[i], "' is not a number");
+    if (end == parts[i].c_str() || *end || !std::isfinite(v))
+      fail("activation '", text, "': '", parts[i], "' is not a finite number");
     params.push_back(v);
   }
   const std::string& kind = parts[0];
@@ -56,7 +58,7 @@ Activation Activation::parse(const std::string& text) {
     if (params.empty()) params.assign(defaults);
     if (params.size() != defaults.size())
       fail("activation '", text, "': ", kind, " takes ", defaults.size() == 0 ? "no" : "0 or " + std::to_string(defaults.size()),
-           " numbers, got ", params.size());
+           " numbers, got ", params.size(), kind == "relu" ? " (a negative slope is leaky:SLOPE)" : "");
     return params;
   };
   if (kind == "none" || kind.empty()) return from_ncnn(0, numbers({}));

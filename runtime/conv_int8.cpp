@@ -7,10 +7,7 @@
 
 namespace jitconv {
 
-namespace {
-
-// The values of a scale blob as fp32, checking the count.
-std::vector<float> scale_values(const Mat& m, long want, const char* what) {
+std::vector<float> int8_scale_values(const Mat& m, long want, const char* what) {
   const long count = m.empty() ? 0 : static_cast<long>(m.w) * m.h * m.d * m.c * m.elempack;
   if (count != want) fail(what, " holds ", count, " values, expected ", want);
   if (m.elemsize != 4u * m.elempack || m.elempack != 1 || m.dims != 1)
@@ -18,8 +15,6 @@ std::vector<float> scale_values(const Mat& m, long want, const char* what) {
   const float* v = static_cast<const float*>(m.data);
   return std::vector<float>(v, v + count);
 }
-
-}  // namespace
 
 std::vector<int8_t> quantize_conv_weights(const float* weights, int oc, long per_oc, const float* scales) {
   std::vector<int8_t> out(static_cast<size_t>(oc) * per_oc);
@@ -33,10 +28,10 @@ std::unique_ptr<ConvImpl> make_conv_int8(const layers::Convolution& layer, Isa i
     const ConvParams p = layer.params();
     const long per_oc = static_cast<long>(p.ic) * p.kh * p.kw;
     Int8Scales scales;
-    scales.weight = scale_values(layer.weight_data_int8_scales, p.oc, "weight_data_int8_scales");
-    scales.bottom = scale_values(layer.bottom_blob_int8_scales, 1, "bottom_blob_int8_scales")[0];
+    scales.weight = int8_scale_values(layer.weight_data_int8_scales, p.oc, "weight_data_int8_scales");
+    scales.bottom = int8_scale_values(layer.bottom_blob_int8_scales, 1, "bottom_blob_int8_scales")[0];
     scales.requantize = layer.int8_scale_term > 100;
-    if (scales.requantize) scales.top = scale_values(layer.top_blob_int8_scales, 1, "top_blob_int8_scales")[0];
+    if (scales.requantize) scales.top = int8_scale_values(layer.top_blob_int8_scales, 1, "top_blob_int8_scales")[0];
     const Mat& w = layer.weight_data;
     const long count = w.empty() ? 0 : static_cast<long>(w.w) * w.h * w.d * w.c * w.elempack;
     if (count != per_oc * p.oc) fail("weight_data holds ", count, " values, expected ", per_oc * p.oc);

@@ -21,6 +21,10 @@ class Convolution;
 // jitconv::Error naming the layer and the bad value for missing or invalid scales.
 std::unique_ptr<ConvImpl> make_conv_int8(const layers::Convolution& layer, Isa isa, const Option& opt);
 
+// The values of a loaded scale blob (weight / bottom / top int8 scales): a 1-D fp32 Mat of
+// `want` values, else a jitconv::Error naming `what`.
+std::vector<float> int8_scale_values(const Mat& m, long want, const char* what);
+
 // ncnn's create_pipeline weight quantization: w_int8 = float2int8(w * scales[o]) for the
 // per_oc consecutive weights of each output channel o.
 std::vector<int8_t> quantize_conv_weights(const float* weights, int oc, long per_oc, const float* scales);

@@ -2,9 +2,7 @@
 
 #include <unistd.h>
 
-#include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <sstream>
 
 #include "runtime/option.h"
@@ -95,39 +93,10 @@ int threads_option(const CliArgs& args) { return args.get_int("threads", default
 
 Activation act_option(const CliArgs& args) {
   const std::string text = args.get("act", "none");
-  auto bad = [&](const std::string& why) { args.usage_error("--act '" + text + "': " + why); };
-  std::vector<std::string> parts;
-  size_t start = 0;
-  for (size_t colon; (colon = text.find(':', start)) != std::string::npos; start = colon + 1)
-    parts.push_back(text.substr(start, colon - start));
-  parts.push_back(text.substr(start));
-  const std::string& kind = parts[0];
-  // How many numbers each form takes: none, or all of them (Activation::parse's defaults).
-  size_t takes = 0;
-  if (kind == "leaky" || kind == "leakyrelu") {
-    takes = 1;
-  } else if (kind == "clip" || kind == "hardswish") {
-    takes = 2;
-  } else if (kind != "none" && kind != "relu" && kind != "sigmoid" && kind != "mish") {
-    bad("unknown activation '" + kind + "' (expected " + kActForms + ")");
-  }
-  std::vector<float> numbers;
-  for (size_t i = 1; i < parts.size(); i++) {
-    char* end = nullptr;
-    const float v = std::strtof(parts[i].c_str(), &end);
-    if (parts[i].empty() || *end || !std::isfinite(v)) bad("'" + parts[i] + "' is not a finite number");
-    numbers.push_back(v);
-  }
-  if (!numbers.empty() && numbers.size() != takes) {
-    std::string why = kind + (takes == 0 ? " takes no numbers" : " takes 0 or " + std::to_string(takes) + " numbers");
-    if (kind == "relu") why += " (a negative slope is leaky:SLOPE)";
-    bad(why + ", got " + std::to_string(numbers.size()) + " (expected " + kActForms + ")");
-  }
-  if (kind == "clip" && numbers.size() == 2 && !(numbers[0] <= numbers[1])) bad("clip needs MIN <= MAX");
   try {
-    return Activation::parse(text);
+    return Activation::parse(text);  // checks the forms, the numbers and clip's order
   } catch (const Error& e) {
-    bad(e.what());
+    args.usage_error("--act '" + text + "': " + e.what() + " (expected " + kActForms + ")");
   }
   return Activation();
 }

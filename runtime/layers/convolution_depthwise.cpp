@@ -2,6 +2,7 @@
 
 #include "runtime/conv_depthwise.h"
 #include "runtime/conv_depthwise_grouped.h"
+#include "runtime/conv_int8.h"
 #include "runtime/error.h"
 #include "runtime/packing.h"
 
@@ -86,21 +87,20 @@ void ConvolutionDepthWise::create_pipeline(const Option& opt) {
   const ConvParams p = params();
   if (int8_scale_term && opt.use_int8_inference) {
     create_int8_pipeline(p, opt);
-    if (opt.lightmode) weight_data.release();
-    return;
-  }
-  if (weight_data.elemsize != 4u)
-    fail(label(), ": weights must be fp32, got elemsize ", weight_data.elemsize,
-         int8_scale_term ? " (int8 weights need use_int8_inference)" : " without int8 scales");
-  std::string algo = forced_algo;
-  if (algo.empty()) {
-    algo = is_depthwise() ? "depthwise" : "grouped";
-    choice_reason_ = is_depthwise() ? "group == channels == num_output: per-channel kernels"
-                                    : "group " + std::to_string(group) + ": each group on the Convolution paths";
   } else {
-    choice_reason_ = "forced";
+    if (weight_data.elemsize != 4u)
+      fail(label(), ": weights must be fp32, got elemsize ", weight_data.elemsize,
+           int8_scale_term ? " (int8 weights need use_int8_inference)" : " without int8 scales");
+    std::string algo = forced_algo;
+    if (algo.empty()) {
+      algo = is_depthwise() ? "depthwise" : "grouped";
+      choice_reason_ = is_depthwise() ? "group == channels == num_output: per-channel kernels"
+                                      : "group " + std::to_string(group) + ": each group on the Convolution paths";
+    } else {
+      choice_reason_ = "forced";
+    }
+    impl_ = make_impl(algo, p, weight_data, bias_term ? static_cast<const float*>(bias_data) : nullptr, opt);
   }
-  impl_ = make_impl(algo, p, weight_data, bias_term ? static_cast<const float*>(bias_data) : nullptr, opt);
   if (hint_w > 0 && hint_h > 0) impl_->prepare(hint_h, hint_w);
   if (opt.lightmode) weight_data.release();
 }
@@ -109,33 +109,25 @@ void ConvolutionDepthWise::create_pipeline(const Option& opt) {
 // 2 / 102: one for all groups; one input scale; > 100: a top scale requantizes): every
 // group an int8 convolution with its group's scale (ConvGrouped's int8 runs).
 void ConvolutionDepthWise::create_int8_pipeline(const ConvParams& p, const Option& opt) {
-  auto values = [&](const Mat& m, const char* what) {
-    const long count = m.empty() ? 0 : static_cast<long>(m.w) * m.h * m.d * m.c * m.elempack;
-    if (m.elemsize != 4u * m.elempack) fail(label(), ": ", what, " must be fp32");
-    return std::vector<float>(static_cast<const float*>(m.data), static_cast<const float*>(m.data) + count);
-  };
   GroupedInt8 int8;
-  int8.group_scales = values(weight_data_int8_scales, "weight_data_int8_scales");
-  if (int8.group_scales.size() == 1 && group > 1 && (int8_scale_term == 2 || int8_scale_term == 102))
-    int8.group_scales.assign(group, int8.group_scales[0]);  // one scale for every group
-  if (static_cast<int>(int8.group_scales.size()) != group)
-    fail(label(), ": weight_data_int8_scales holds ", int8.group_scales.size(), " values, expected ", group);
-  const std::vector<float> bottom = values(bottom_blob_int8_scales, "bottom_blob_int8_scales");
-  if (bottom.size() != 1) fail(label(), ": bottom_blob_int8_scales holds ", bottom.size(), " values, expected 1");
-  int8.bottom = bottom[0];
-  int8.requantize = int8_scale_term > 100;
-  if (int8.requantize) {
-    const std::vector<float> top = values(top_blob_int8_scales, "top_blob_int8_scales");
-    if (top.size() != 1) fail(label(), ": top_blob_int8_scales holds ", top.size(), " values, expected 1");
-    int8.top = top[0];
-  }
   const float* fp32_weights = nullptr;
-  if (weight_data.elemsize == 1u)
-    int8.weights = static_cast<const int8_t*>(weight_data.data);
-  else if (weight_data.elemsize == 4u)
-    fp32_weights = weight_data;  // quantized per group by the runs, as ncnn does at load
-  else
-    fail(label(), ": weights must be int8 or fp32, got elemsize ", weight_data.elemsize);
+  try {
+    const bool shared = int8_scale_term == 2 || int8_scale_term == 102;  // one scale for every group
+    int8.group_scales = int8_scale_values(weight_data_int8_scales, shared ? 1 : group, "weight_data_int8_scales");
+    const float first = int8.group_scales[0];
+    int8.group_scales.resize(group, first);
+    int8.bottom = int8_scale_values(bottom_blob_int8_scales, 1, "bottom_blob_int8_scales")[0];
+    int8.requantize = int8_scale_term > 100;
+    if (int8.requantize) int8.top = int8_scale_values(top_blob_int8_scales, 1, "top_blob_int8_scales")[0];
+    if (weight_data.elemsize == 1u)
+      int8.weights = static_cast<const int8_t*>(weight_data.data);
+    else if (weight_data.elemsize == 4u)
+      fp32_weights = weight_data;  // quantized per group by the runs, as ncnn does at load
+    else
+      fail("weights must be int8 or fp32, got elemsize ", weight_data.elemsize);
+  } catch (const Error& e) {
+    fail(label(), ": ", e.what());
+  }
   const int in_pack = opt.use_packing_layout ? preferred_elempack(isa_, p.ic) : 1;
   const int out_pack = opt.use_packing_layout ? preferred_elempack(isa_, p.oc) : 1;
   impl_ = std::make_unique<ConvGrouped>(p, group, fp32_weights, bias_term ? static_cast<const float*>(bias_data) : nullptr,

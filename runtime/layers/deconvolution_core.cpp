@@ -116,6 +116,8 @@ void DeconvolutionLayer::create_pipeline(const Option&) {
   }
   bias_values_.assign(num_output_, 0.f);
   for (int p = 0; bias_term_ && p < num_output_; p++) bias_values_[p] = bias_[p];
+  output_padding_.resize(num_output_);
+  for (int p = 0; p < num_output_; p++) output_padding_[p] = activation_.apply(bias_values_[p]);
   weight_.release();
 }
 
@@ -254,8 +256,6 @@ void DeconvolutionLayer::crop(const Mat& full, const OutputWindow& win, Mat& top
   create_blob(out, 3, win.out_w, win.out_h, 1, full.c, lanes,
               lanes == out_elempack ? opt.blob_allocator : opt.workspace_allocator);
   const size_t es = static_cast<size_t>(lanes) * sizeof(float);
-  std::vector<float> padding_values(static_cast<size_t>(full.c) * lanes, 0.f);
-  for (int c = 0; c < num_output_; c++) padding_values[c] = activation_.apply(bias_values_[c]);
 #pragma omp parallel for num_threads(thread_count(opt, static_cast<size_t>(full.c) * win.out_w * win.out_h * lanes))
   for (int q = 0; q < full.c; q++) {
     const float* src = channel_ptr(full, q);
@@ -270,7 +270,7 @@ void DeconvolutionLayer::crop(const Mat& full, const OutputWindow& win, Mat& top
       if (inside > 0)
         std::memcpy(row, src + (static_cast<size_t>(sy) * win.full_w + win.left) * lanes, inside * es);
       for (int x = inside; x < win.out_w; x++)
-        for (int l = 0; l < lanes; l++) row[static_cast<size_t>(x) * lanes + l] = padding_values[q * lanes + l];
+        for (int l = 0; l < lanes; l++) row[static_cast<size_t>(x) * lanes + l] = output_padding_[q * lanes + l];
     }
   }
   top = lanes == out_elempack ? out : repack_blob(out, out_elempack, opt);

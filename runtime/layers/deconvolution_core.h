@@ -53,6 +53,7 @@ class DeconvolutionLayer : public Layer {
   std::vector<float> gemm_weight_;       // [group][num_output_g * maxk][num_input_g]
   std::vector<float> depthwise_weight_;  // [maxk][channels]
   std::vector<float> bias_values_;       // num_output (zeros without bias_term)
+  std::vector<float> output_padding_;    // num_output: activation(bias), what output padding holds (ncnn)
 };
 
 }  // namespace layers

@@ -120,16 +120,13 @@ class InnerProduct final : public Layer {
 
   void forward(const Mat& bottom, Mat& top, const Option& opt) const override {
     check_fp32_blob(*this, bottom);
+    const bool rows_mode = rows_form(bottom);
     if (int8_) {
-      if (bottom.dims == 2 && bottom.w == num_input_ && bottom.h * bottom.elempack > 1)
-        fail(layer_label(*this), ": int8 on a 2-D input of several rows is not supported");
+      if (rows_mode) fail(layer_label(*this), ": int8 on a 2-D input of several rows is not supported");
       int8_->forward(flatten(bottom, opt), top, opt);  // a 1-D input: the 1x1 layer's InnerProduct form
       return;
     }
     if (packed_weight_.empty() && !gemm_) fail(layer_label(*this), ": forward before create_pipeline");
-    // A 2-D input of several rows gives one output row each; a single row is flattened and
-    // gives a 1-D blob, as in ncnn (`dims == 2 && w == num_input && h > 1`).
-    const bool rows_mode = bottom.dims == 2 && bottom.w == num_input_ && bottom.h * bottom.elempack > 1;
     // Dense fp32 rows of num_input values: unpacked, channel padding removed.
     const Mat flat = rows_mode ? repack_workspace(bottom, 1, opt) : flatten(bottom, opt);
     const int rows = rows_mode ? flat.h : 1;
@@ -184,6 +181,12 @@ class InnerProduct final : public Layer {
     for (int q = 0; q < unpacked.c; q++)
       std::copy(channel_ptr(unpacked, q), channel_ptr(unpacked, q) + plane, static_cast<float*>(dense.data) + q * plane);
     return dense;
+  }
+
+  // A 2-D input of several rows gives one output row each; a single row is flattened and
+  // gives a 1-D blob, as in ncnn (`dims == 2 && w == num_input && h > 1`).
+  bool rows_form(const Mat& bottom) const {
+    return bottom.dims == 2 && bottom.w == num_input_ && bottom.h * bottom.elempack > 1;
   }
 
   void create_int8_pipeline(const Option& opt) {
