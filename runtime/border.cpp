@@ -20,7 +20,10 @@ struct PackedValue {
 PackedValue make_packed_value(float value, size_t elemsize, int elempack, const Option& opt) {
   PackedValue pv{};
   pv.size = elemsize;
-  const size_t lane = elemsize / elempack;
+  const size_t lane = elempack > 0 ? elemsize / elempack : 0;
+  if ((lane != 1 && lane != 2 && lane != 4) || lane * elempack != elemsize || elemsize > sizeof(pv.bytes))
+    fail("copy_make_border: unsupported element of ", elemsize, " bytes in ", elempack,
+         " lanes (lanes of 1, 2 or 4 bytes, at most 16 of them)");
   for (int j = 0; j < elempack; j++) {
     unsigned char* dst = pv.bytes + j * lane;
     if (lane == 4) {
@@ -65,12 +68,29 @@ void check_margins(const char* what, int top, int bottom, int left, int right, i
          front, ", behind ", behind, ")");
 }
 
+// A 2-D Mat packs its rows: top and bottom count scalar rows, as in ncnn's Padding. Whole
+// packed rows stay packed (the margins become packed-row counts); otherwise the Mat goes
+// through elempack 1 and the result keeps it.
+void unpack_rows_for_margins(Mat& src, int& top, int& bottom, const Option& opt) {
+  if (src.dims != 2 || src.elempack == 1 || (top == 0 && bottom == 0)) return;
+  if (top % src.elempack == 0 && bottom % src.elempack == 0) {
+    top /= src.elempack;
+    bottom /= src.elempack;
+  } else {
+    Mat plain;
+    convert_packing(src, plain, 1, opt);
+    src = plain;
+  }
+}
+
 }  // namespace
 
-void copy_make_border_3d(const Mat& src, Mat& dst, int top, int bottom, int left, int right, int front, int behind,
+void copy_make_border_3d(const Mat& src_in, Mat& dst, int top, int bottom, int left, int right, int front, int behind,
                          float value, const Option& opt) {
   check_margins("copy_make_border", top, bottom, left, right, front, behind);
-  if (src.dims < 2) fail("copy_make_border: needs a 2-D, 3-D or 4-D Mat, got dims ", src.dims);
+  if (src_in.dims < 2) fail("copy_make_border: needs a 2-D, 3-D or 4-D Mat, got dims ", src_in.dims);
+  Mat src = src_in;
+  unpack_rows_for_margins(src, top, bottom, opt);
   if (top == 0 && bottom == 0 && left == 0 && right == 0 && front == 0 && behind == 0) {
     dst = src;
     return;
@@ -114,10 +134,12 @@ void copy_make_border(const Mat& src, Mat& dst, int top, int bottom, int left, i
   copy_make_border_3d(src, dst, top, bottom, left, right, 0, 0, value, opt);
 }
 
-void copy_cut_border_3d(const Mat& src, Mat& dst, int top, int bottom, int left, int right, int front, int behind,
+void copy_cut_border_3d(const Mat& src_in, Mat& dst, int top, int bottom, int left, int right, int front, int behind,
                         const Option& opt) {
   check_margins("copy_cut_border", top, bottom, left, right, front, behind);
-  if (src.dims < 2) fail("copy_cut_border: needs a 2-D, 3-D or 4-D Mat, got dims ", src.dims);
+  if (src_in.dims < 2) fail("copy_cut_border: needs a 2-D, 3-D or 4-D Mat, got dims ", src_in.dims);
+  Mat src = src_in;
+  unpack_rows_for_margins(src, top, bottom, opt);
   const int outw = src.w - left - right;
   const int outh = src.h - top - bottom;
   const int outd = src.d - front - behind;

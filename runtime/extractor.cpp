@@ -27,6 +27,7 @@ void make_exclusive(Mat& m, const Option& opt) {
 }  // namespace
 
 Extractor::Extractor(const Net& net) : net_(&net), opt_(net.opt) {
+  if (!net.ready_) fail("create_extractor: no model loaded (call load_param and load_model)");
   if (opt_.num_threads < 1) fail("create_extractor: Net::opt.num_threads must be at least 1, got ", opt_.num_threads);
   // Packing and storage follow what the pipelines were made for.
   opt_.use_packing_layout = net.pipeline_opt_.use_packing_layout;
@@ -225,6 +226,10 @@ void Extractor::run_layer(int layer_index) {
     if (pinned_[b]) continue;  // the user's value wins over a recomputed one
     blobs_[b] = std::move(tops[t]);
     ready_[b] = 1;
+    // A blob recomputed after light mode released it waits for all its readers again:
+    // counting down from zero, its first reader would release it and the next one
+    // recompute it, doubling the work at every blob read twice on the way.
+    if (pending_[b] == 0) pending_[b] = net_->consumer_count_[b];
   }
   if (observer_)
     observer_->layer_done(layer_index, layer, seconds_between(start, converted), seconds_between(converted, done));

@@ -258,7 +258,10 @@ void Mat::fill(int value) {
   std::fill(p, p + n, value);
 }
 
-void Mat::fill_bytes(uint8_t value) { memset(data, value, total() * elemsize); }
+void Mat::fill_bytes(uint8_t value) {
+  if (total() == 0 || data == nullptr) return;
+  memset(data, value, total() * elemsize);
+}
 
 namespace {
 Mat make_view(void* data, int dims, int w, int h, int d, int c, size_t elemsize, int elempack, size_t cstep,

@@ -211,12 +211,12 @@ void Net::clear() {
   consumer_count_.clear();
   fused_into_.clear();
   ready_ = false;
+  // The local pools' idle blocks go too (blocks an Extractor still holds stay theirs).
+  workspace_pool_->clear();
+  blob_pool_->clear();
 }
 
-Extractor Net::create_extractor() const {
-  if (!ready_) fail("create_extractor: no model loaded (call load_param and load_model)");
-  return Extractor(*this);
-}
+Extractor Net::create_extractor() const { return Extractor(*this); }
 
 std::vector<std::string> Net::input_names() const {
   std::vector<std::string> names;

@@ -71,11 +71,12 @@ class Net {
   void load_model(DataReader& reader, const std::string& source = "<bin>");
   void load_model(WeightSource& source);
 
-  // Releases every layer and pipeline; the Net is empty again.
+  // Releases every layer and pipeline and the local pools' idle blocks; the Net is empty
+  // again.
   void clear();
 
-  // Throws unless load_param and load_model have succeeded. The Extractor refers to this
-  // Net, which must outlive it.
+  // Throws unless load_param and load_model have succeeded (as Extractor's constructor
+  // does). The Extractor refers to this Net, which must outlive it.
   Extractor create_extractor() const;
   // The pools Extractors take scratch and blobs from (Option::use_local_pool_allocator).
   const PoolAllocator& local_workspace_pool() const { return *workspace_pool_; }

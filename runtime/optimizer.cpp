@@ -48,6 +48,9 @@ void declare_input_shapes(ModelGraph& graph, const std::map<std::string, Mat>& i
 OptimizeResult optimize_graph(ModelGraph& graph, const OptimizeOptions& options) {
   check_input_shapes(graph, options.input_shapes);
   declare_input_shapes(graph, options.input_shapes);
+  // The file's shape hints describe the inputs it declared: with other input shapes they
+  // are stale, and a shape inference that fails must not leave them to be saved.
+  if (!options.input_shapes.empty()) graph.blob_shapes.assign(graph.blob_names.size(), ShapeHint());
   OptimizeLog log(options.log);
   // Quiet first run: the InnerProduct folds need to know whether its output is 1-D.
   shape_inference(graph, options.input_shapes, options.num_threads, nullptr);
@@ -67,11 +70,13 @@ OptimizeResult optimize_graph(ModelGraph& graph, const OptimizeOptions& options)
   eliminate_noop(graph, log);
   eliminate_split(graph, log);
   eliminate_flatten_after_global_pooling(graph, log);
-  replace_convolution_with_innerproduct_after_global_pooling(graph, log);
+  // The one rewrite that changes a kept blob's shape (3-D 1x1xC to 1-D C).
+  const bool reshaped = replace_convolution_with_innerproduct_after_global_pooling(graph, log) > 0;
   eliminate_orphaned_memorydata(graph, log);
 
   OptimizeResult result;
   result.shapes_inferred = shape_inference(graph, options.input_shapes, options.num_threads, &log);
+  if (!result.shapes_inferred && reshaped) graph.blob_shapes.assign(graph.blob_names.size(), ShapeHint());
   graph.assign_layer_shapes();
   result.lines = log.lines();
   return result;

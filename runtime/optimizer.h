@@ -6,14 +6,17 @@
 //
 // prints, like ncnnoptimize, one line per rewrite ("fuse_convolution_batchnorm conv1 bn1")
 // and writes a model whose every layer carries -23330 shape hints (4 ints per top blob:
-// dims, w, h, c with unused extents 1) when shape inference succeeds.
+// dims, w, h, c with unused extents 1) when shape inference succeeds. When it fails, the
+// model keeps the hints it was loaded with, unless they went stale: other input shapes
+// were given, or a rewrite changed a blob's shape; then it has none.
 //
 // The passes (runtime/optimizer_passes.h), in order: fuse_batchnorm_scale; for
 // Convolution, ConvolutionDepthWise, Deconvolution, DeconvolutionDepthWise and
 // InnerProduct the batchnorm, mul, add and bias folds, then their activation fusions;
 // fuse_memorydata_binaryop; eliminate_dropout, _pooling1x1, _noop, _split,
 // _flatten_after_global_pooling; replace_convolution_with_innerproduct_after_global_pooling;
-// eliminate_orphaned_memorydata; shape_inference.
+// eliminate_orphaned_memorydata; shape_inference. Like ncnnoptimize, the eliminations drop
+// network outputs nothing reads: a MemoryData no layer reads and a Split's unread outputs.
 //
 // Shapes are inferred twice: once before the passes, quietly, so that folds which depend
 // on a blob's dims (an InnerProduct's output) can check them, and once after, on the

@@ -33,15 +33,6 @@ bool fused_form(const GraphLayer& act, ActivationType& type, std::vector<float>&
   return true;
 }
 
-// Whether the activation maps 0 to something else (sigmoid; a clip range without 0).
-bool activation_moves_zero(ActivationType type, const std::vector<float>& params) {
-  Activation act;
-  act.type = type;
-  act.alpha = params.size() > 0 ? params[0] : 0.f;
-  act.beta = params.size() > 1 ? params[1] : 0.f;
-  return act.apply(0.f) != 0.f;
-}
-
 }  // namespace
 
 int fuse_activation(ModelGraph& graph, WeightedLayer kind, OptimizeLog& log) {
@@ -58,7 +49,10 @@ int fuse_activation(ModelGraph& graph, WeightedLayer kind, OptimizeLog& log) {
     ActivationType type;
     std::vector<float> params;
     if (!fused_form(graph.layers[j], type, params)) continue;
-    if (passes::pads_output_with_zeros(layer) && activation_moves_zero(type, params)) continue;
+    // A requantizing int8 layer (int8_scale_term > 100) applies its activation before it
+    // rounds to the next layer's int8 scale; the separate layer applied it after. Only
+    // ReLU commutes with that rounding.
+    if (info.int8_id >= 0 && layer.params.get(info.int8_id, 0) > 100 && type != ActivationType::relu) continue;
     layer.params.set(passes::kActivationTypeId, static_cast<int>(type));
     if (params.empty())
       layer.params.erase(passes::kActivationParamsId);

@@ -62,7 +62,6 @@ int fuse_binary_constant(ModelGraph& graph, WeightedLayer kind, int op_type, con
     if (op.params.get(0, 0) != op_type || op.params.get(1, 0) != 0) continue;
     WeightedView view;
     if (!passes::weighted_view(graph, i, info, view)) continue;
-    if (op_type == kBinaryAdd && passes::pads_output_with_zeros(layer)) continue;
     const std::vector<float> constant = channel_constant(graph, op, top, view.num_output);
     if (constant.empty()) continue;
     if (!passes::channels_line_up(graph, i, kind, pass, op.name, log)) continue;
@@ -126,7 +125,7 @@ int fuse_batchnorm(ModelGraph& graph, WeightedLayer kind, OptimizeLog& log) {
     if (j < 0 || graph.layers[j].type != "BatchNorm") continue;
     const GraphLayer& bn = graph.layers[j];
     WeightedView view;
-    if (passes::pads_output_with_zeros(graph.layers[i]) || !passes::weighted_view(graph, i, info, view)) continue;
+    if (!passes::weighted_view(graph, i, info, view)) continue;
     if (bn.params.get(0, 0) != view.num_output || !batchnorm_weights_ok(bn, view.num_output)) continue;
     const double eps = bn.params.get(1, 0.f);
     const float* slope = bn.weights[0].data;
@@ -172,7 +171,7 @@ int fuse_bias(ModelGraph& graph, WeightedLayer kind, OptimizeLog& log) {
     if (j < 0 || graph.layers[j].type != "Bias") continue;
     const GraphLayer& bias_layer = graph.layers[j];
     WeightedView view;
-    if (passes::pads_output_with_zeros(graph.layers[i]) || !passes::weighted_view(graph, i, info, view)) continue;
+    if (!passes::weighted_view(graph, i, info, view)) continue;
     if (bias_layer.params.get(0, 0) != view.num_output || bias_layer.weights.size() != 1 ||
         !fp32_values(bias_layer.weights[0], view.num_output))
       continue;

@@ -109,12 +109,6 @@ void ensure_bias(ModelGraph& graph, size_t i, const WeightedInfo& info, Weighted
   layer.params.set(info.bias_term_id, 1);
 }
 
-bool pads_output_with_zeros(const GraphLayer& layer) {
-  if (layer.type != "Deconvolution" && layer.type != "DeconvolutionDepthWise") return false;
-  const int pad_right = layer.params.get(18, 0);
-  return pad_right > 0 || layer.params.get(19, pad_right) > 0;
-}
-
 bool channels_line_up(const ModelGraph& graph, size_t i, WeightedLayer kind, const std::string& pass,
                       const std::string& second, OptimizeLog& log) {
   if (kind != WeightedLayer::inner_product) return true;

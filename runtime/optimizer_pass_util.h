@@ -57,11 +57,6 @@ bool weighted_view(ModelGraph& graph, size_t i, const WeightedInfo& info, Weight
 // Gives layer i a zero bias (weights[1], bias_term = 1) when it has none; updates view.bias.
 void ensure_bias(ModelGraph& graph, size_t i, const WeightedInfo& info, WeightedView& view);
 
-// A Deconvolution(DepthWise) with output padding (params 18/19) appends zeros after its
-// bias and activation, so an added constant, or an activation that does not keep 0 at 0,
-// cannot move into it.
-bool pads_output_with_zeros(const GraphLayer& layer);
-
 // Whether per-channel constants after layer i line up with its output channels: always
 // for convolutions (a 3-D output, or a 1-D one from a 1-D input, one value per channel);
 // for an InnerProduct only with a 1-D output. Unknown shapes answer false after logging

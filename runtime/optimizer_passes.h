@@ -44,15 +44,16 @@ int fuse_batchnorm_scale(ModelGraph& graph, OptimizeLog& log);
 // be fp32 (not int8) and static (not dynamic_weight), and X must have no fused activation
 // yet (a constant applied after it cannot move before it). An InnerProduct only takes them
 // when its output is known to be 1-D (a 2-D batch of rows would see them per row); the
-// pass says so when the shape is unknown. Nothing is added into a deconvolution with
-// output padding (params 18/19): its padding holds zeros, not the bias.
+// pass says so when the shape is unknown. A deconvolution's output padding (params 18/19)
+// holds its activated bias, as in current ncnn, so the folds apply there too.
 int fuse_batchnorm(ModelGraph& graph, WeightedLayer kind, OptimizeLog& log);
 int fuse_mul(ModelGraph& graph, WeightedLayer kind, OptimizeLog& log);
 int fuse_add(ModelGraph& graph, WeightedLayer kind, OptimizeLog& log);
 int fuse_bias(ModelGraph& graph, WeightedLayer kind, OptimizeLog& log);
 // X - ReLU (leaky when its slope is not 0) / Clip / Sigmoid / Mish / HardSwish, when X
-// has no activation yet: activation_type 1-6 and activation_params (ids 9 and 10). Into
-// a deconvolution with output padding only activations that keep 0 at 0.
+// has no activation yet: activation_type 1-6 and activation_params (ids 9 and 10). A
+// requantizing int8 layer (int8_scale_term > 100) takes ReLU only: it activates before
+// rounding to the next layer's scale, the activation layer after.
 int fuse_activation(ModelGraph& graph, WeightedLayer kind, OptimizeLog& log);
 
 // A scalar MemoryData (w=1, no h/d/c) read by a BinaryOp, directly or through a Split,

@@ -1,5 +1,5 @@
 // copy_make_border / copy_cut_border against an element-by-element formula: asymmetric
-// margins, every elempack, dims 2/3/4, lane sizes 4/2/1.
+// margins, every elempack, dims 2/3/4 (2-D margins in scalar rows), lane sizes 4/2/1.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -104,6 +104,43 @@ void check_make_border(int dims, int lane_bytes, int pack, const Margins& g, flo
           ASSERT_EQ(std::memcmp(element(back, q, z, y, x), element(src, q, z, y, x), src.elemsize), 0);
 }
 
+// A 2-D Mat packs its rows: the margins count scalar rows (as ncnn's Padding does), and
+// the result keeps the elempack only when top and bottom are whole packed rows.
+void check_packed_rows(int lane_bytes, int pack, const Margins& g, float value) {
+  const int w = 7, h = 5;
+  Mat src = make_mat(2, w, h, 1, 1, lane_bytes, pack);
+  fill_bytes_random(src, 13);
+  Option opt;
+  Mat plain_src;
+  convert_packing(src, plain_src, 1, opt);
+  Mat dst;
+  copy_make_border(src, dst, g.top, g.bottom, g.left, g.right, value, opt);
+  const bool whole_rows = g.top % pack == 0 && g.bottom % pack == 0;
+  ASSERT_EQ(dst.dims, 2);
+  ASSERT_EQ(dst.elempack, whole_rows ? pack : 1);
+  ASSERT_EQ(dst.h * dst.elempack, h * pack + g.top + g.bottom);
+  ASSERT_EQ(dst.w, w + g.left + g.right);
+  Mat plain;
+  convert_packing(dst, plain, 1, opt);
+  const std::vector<unsigned char> lane = lane_bytes_of(value, lane_bytes, false);
+  for (int y = 0; y < plain.h; y++)
+    for (int x = 0; x < plain.w; x++) {
+      const int sy = y - g.top, sx = x - g.left;
+      const unsigned char* got = element(plain, 0, 0, y, x);
+      if (sy >= 0 && sy < h * pack && sx >= 0 && sx < w)
+        ASSERT_EQ(std::memcmp(got, element(plain_src, 0, 0, sy, sx), lane_bytes), 0) << "y" << y << " x" << x;
+      else
+        ASSERT_EQ(std::memcmp(got, lane.data(), lane_bytes), 0) << "border y" << y << " x" << x;
+    }
+  Mat back, plain_back;
+  copy_cut_border(dst, back, g.top, g.bottom, g.left, g.right, opt);
+  convert_packing(back, plain_back, 1, opt);
+  ASSERT_TRUE(plain_back.same_shape(plain_src));
+  for (int y = 0; y < h * pack; y++)
+    for (int x = 0; x < w; x++)
+      ASSERT_EQ(std::memcmp(element(plain_back, 0, 0, y, x), element(plain_src, 0, 0, y, x), lane_bytes), 0);
+}
+
 }  // namespace
 
 TEST(Border, MakeBorderEveryDimsElempackAndLaneSize) {
@@ -114,9 +151,29 @@ TEST(Border, MakeBorderEveryDimsElempackAndLaneSize) {
           SCOPED_TRACE(testing::Message() << "dims " << dims << " lane " << lane_bytes << " pack " << pack << " margins "
                                           << g.top << "," << g.bottom << "," << g.left << "," << g.right << ","
                                           << g.front << "," << g.behind);
-          check_make_border(dims, lane_bytes, pack, g, -2.75f, false);
+          if (dims == 2 && pack > 1)
+            check_packed_rows(lane_bytes, pack, g, -2.75f);
+          else
+            check_make_border(dims, lane_bytes, pack, g, -2.75f, false);
           if (testing::Test::HasFatalFailure()) return;
         }
+  // Whole packed rows stay packed.
+  for (int lane_bytes : {4, 2, 1})
+    for (int pack : {4, 8, 16}) {
+      SCOPED_TRACE(testing::Message() << "2-D lane " << lane_bytes << " pack " << pack << " whole rows");
+      check_packed_rows(lane_bytes, pack, Margins{pack, 2 * pack, 1, 2, 0, 0}, 1.5f);
+      if (testing::Test::HasFatalFailure()) return;
+    }
+}
+
+TEST(Border, UnsupportedElementSizesThrow) {
+  // Lanes of 1, 2 or 4 bytes only: wider elements would overrun the packed fill value.
+  Option opt;
+  Mat dst;
+  Mat wide(4, 3, 2, static_cast<size_t>(128), 16);  // 8-byte lanes
+  EXPECT_THROW(copy_make_border(wide, dst, 1, 0, 0, 0, 0.f, opt), Error);
+  Mat odd(4, 3, 2, static_cast<size_t>(80), 1);
+  EXPECT_THROW(copy_make_border(odd, dst, 0, 0, 1, 0, 0.f, opt), Error);
 }
 
 TEST(Border, ValueIsStoredInTheLaneType) {

@@ -248,6 +248,7 @@ TEST(Mat, FillWritesEveryLaneIncludingPacked) {
   EXPECT_THROW(bytes.fill(3), Error);
   Mat empty;
   EXPECT_NO_THROW(empty.fill(1.f));
+  EXPECT_NO_THROW(empty.fill_bytes(0));  // no memset on a null pointer (UBSan)
 }
 
 TEST(Mat, ChannelViewsPointIntoTheParent) {

@@ -82,6 +82,64 @@ TEST(NetExtractor, LightModeRecomputesReleasedBlobsExactly) {
   expect_outputs_equal({a1_light}, {a1_full});
 }
 
+// A chain of `blocks` diamonds without Split layers: x{i+1} = x{i}' ReLU + Sigmoid, x{i}
+// read directly by both.
+std::string diamond_chain(int blocks) {
+  std::string body;
+  for (int i = 0; i < blocks; i++) {
+    const std::string x = "x" + std::to_string(i), next = "x" + std::to_string(i + 1);
+    body += str_cat("ReLU r", i, " 1 1 ", x, " r", i, "\n");
+    body += str_cat("Sigmoid s", i, " 1 1 ", x, " s", i, "\n");
+    body += str_cat("Eltwise e", i, " 2 1 r", i, " s", i, " ", next, " 0=1\n");
+  }
+  return str_cat("7767517\n", 1 + 3 * blocks, " ", 1 + 3 * blocks, "\nInput in 0 1 x0 0=5 1=4 2=3\n", body);
+}
+
+TEST(NetExtractor, LightModeRecomputesBlobsReadTwiceOnce) {
+  // A recomputed blob waits for all its readers again: counting down from zero, its first
+  // reader released it and the second recomputed it, 3 * 2^k layers for x{k}.
+  const int blocks = 12, k = 9;
+  Net net;
+  load_text(net, diamond_chain(blocks).c_str());
+  const Mat input = seeded_input(net.input_shape(0), 7);
+  Extractor full = net.create_extractor();
+  full.set_light_mode(false);
+  full.input("x0", input);
+  Mat expected;
+  full.extract("x" + std::to_string(k), expected);
+
+  Extractor light = net.create_extractor();
+  CountingObserver counter;
+  light.set_observer(&counter);
+  light.input("x0", input);
+  Mat out;
+  light.extract("x" + std::to_string(blocks), out);
+  counter.runs.clear();
+  light.extract("x" + std::to_string(k), out);
+  int runs = 0;
+  for (const auto& r : counter.runs) {
+    EXPECT_EQ(r.second, 1) << r.first << " ran more than once";
+    runs += r.second;
+  }
+  EXPECT_EQ(runs, 3 * k);
+  expect_outputs_equal({out}, {expected});
+}
+
+TEST(NetExtractor, ClearReleasesThePoolsIdleBlocks) {
+  Net net;
+  load_text(net, kTwoBranches);
+  {
+    Extractor ex = net.create_extractor();
+    ex.input("in", seeded_input(net.input_shape(0), 2));
+    Mat out;
+    ex.extract("out_b", out);
+  }
+  ASSERT_GT(net.local_blob_pool().idle_block_count(), 0u);
+  net.clear();
+  EXPECT_EQ(net.local_blob_pool().idle_block_count(), 0u);
+  EXPECT_EQ(net.local_workspace_pool().idle_block_count(), 0u);
+}
+
 // Counts live and peak bytes of everything allocated through it.
 class CountingAllocator final : public Allocator {
  public:

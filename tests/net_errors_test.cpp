@@ -148,6 +148,7 @@ TEST(NetErrors, CallsOutOfOrder) {
   EXPECT_HAS(error_of([&] { net.load_model(none); }), "load_param first");
   net.load_param_mem(kSmall);
   EXPECT_HAS(error_of([&] { net.create_extractor(); }), "no model loaded");
+  EXPECT_HAS(error_of([&] { Extractor direct(net); }), "no model loaded");  // the constructor checks too
   RandomWeights weights(net.graph(), 1);
   net.load_model(weights);
   EXPECT_HAS(error_of([&] { net.load_model(weights); }), "already loaded");

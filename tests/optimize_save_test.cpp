@@ -137,47 +137,92 @@ TEST(OptimizeSave, Fp16StoresFlaggedWeightsAsHalves) {
   }
 }
 
-TEST(OptimizeSave, Int8WeightsStayInt8) {
-  TempDir dir;
-  const std::string in_param = dir.file("int8.param"), in_bin = dir.file("int8.bin");
+// Writes Input(3x4x4) - Convolution `conv` (4 outputs, 1x1, int8_scale_term `scale_term`,
+// params + " 8=scale_term") - `second` (layer `act_type` with `act_params`, writing "out")
+// with int8 weights, a bias, weight and input scales and, when scale_term > 100, the
+// output scale ncnn2int8 writes for requantizing.
+void write_int8_pair(const std::string& param, const std::string& bin, int scale_term, const std::string& act_type,
+                     const std::string& act_params) {
   GraphText g;
-  g.input("data", 3, 4, 4).layer("Convolution", "conv", {"data"}, {"c"}, "0=4 1=1 5=1 6=12 8=1");
-  g.layer("ReLU", "relu", {"c"}, {"out"});
-  write_text(in_param, g.str());
+  g.input("data", 3, 4, 4).layer("Convolution", "conv", {"data"}, {"c"}, str_cat("0=4 1=1 5=1 6=12 8=", scale_term));
+  g.layer(act_type, "second", {"c"}, {"out"}, act_params);
+  write_text(param, g.str());
   Mat weight(12, static_cast<size_t>(1), 1);
   for (int i = 0; i < 12; i++) static_cast<int8_t*>(weight.data)[i] = static_cast<int8_t>(i * 11 - 60);
-  const std::vector<float> bias = {0.5f, -1.f, 2.f, 0.f}, scales = {10.f, 20.f, 30.f, 40.f}, in_scale = {64.f};
+  std::vector<std::vector<float>> rest = {{0.5f, -1.f, 2.f, 0.f}, {10.f, 20.f, 30.f, 40.f}, {64.f}};
+  if (scale_term > 100) rest.push_back({23.f});
   ModelBinWriter writer;
   writer.write(weight, 0, ModelBinWriter::Storage::int8);
-  for (const std::vector<float>* v : {&bias, &scales, &in_scale}) {
-    Mat m(static_cast<int>(v->size()));
-    std::memcpy(m.data, v->data(), v->size() * 4);
+  for (const std::vector<float>& v : rest) {
+    Mat m(static_cast<int>(v.size()));
+    std::memcpy(m.data, v.data(), v.size() * 4);
     writer.write(m, 1);
   }
-  writer.save(in_bin);
+  writer.save(bin);
+}
 
-  const ModelGraph original = load_model_graph(in_param, in_bin);
-  ModelGraph graph = original;
-  ASSERT_TRUE(optimize_graph(graph).shapes_inferred);
+// tolerance 0: bit-identical outputs.
+void expect_same_outputs(const ModelGraph& original, const ModelGraph& graph, double tolerance = 0) {
   for (Executor executor : {Executor::packed, Executor::unpacked}) {  // no int8 reference layer
     std::vector<std::string> names_before, names_after;
     const std::vector<Mat> expected = run_graph(original, executor, names_before);
     const std::vector<Mat> got = run_graph(graph, executor, names_after);
     ASSERT_EQ(names_after, names_before);
-    expect_outputs_equal(got, expected);
+    if (tolerance == 0)
+      expect_outputs_equal(got, expected);
+    else
+      expect_outputs_near(got, expected, names_before, tolerance);
   }
+}
+
+TEST(OptimizeSave, Int8WeightsStayInt8) {
+  TempDir dir;
+  const std::string in_param = dir.file("int8.param"), in_bin = dir.file("int8.bin");
+  write_int8_pair(in_param, in_bin, 1, "ReLU", "");
+  const ModelGraph original = load_model_graph(in_param, in_bin);
+  ModelGraph graph = original;
+  ASSERT_TRUE(optimize_graph(graph).shapes_inferred);
+  expect_same_outputs(original, graph);
   const std::string param = dir.file("out.param"), bin = dir.file("out.bin");
   save_model_graph(graph, param, bin, WeightStorage::fp16);
   EXPECT_EQ(word_at(slurp(bin), 0), kModelBinInt8Tag);
   const ModelGraph reloaded = load_model_graph(param, bin);
   const GraphLayer& conv = live_layer(reloaded, "conv");
+  const GraphLayer& source = live_layer(original, "conv");
   ASSERT_EQ(conv.weights.size(), 4u);
   EXPECT_EQ(conv.weights[0].data.elemsize, 1u);
-  EXPECT_EQ(std::memcmp(conv.weights[0].data.data, weight.data, 12), 0);
-  EXPECT_EQ(passes::values_of(conv.weights[1].data), bias);
-  EXPECT_EQ(passes::values_of(conv.weights[2].data), scales);
-  EXPECT_EQ(passes::values_of(conv.weights[3].data), in_scale);
+  EXPECT_EQ(std::memcmp(conv.weights[0].data.data, source.weights[0].data.data, 12), 0);
+  for (int k = 1; k < 4; k++)
+    EXPECT_EQ(passes::values_of(conv.weights[k].data), passes::values_of(source.weights[k].data)) << "buffer " << k;
   EXPECT_EQ(conv.params.get(9, 0), 1) << "the activation still fuses";
+}
+
+TEST(OptimizeSave, RequantizingInt8TakesOnlyRelu) {
+  // With int8_scale_term > 100 the layer activates before rounding to the output scale,
+  // the separate layer after: only ReLU commutes with that rounding.
+  struct Case {
+    const char* type;
+    const char* params;
+    bool fuses;
+  };
+  const Case kCases[] = {{"ReLU", "", true},     {"ReLU", "0=0.1", false}, {"Sigmoid", "", false},
+                         {"Clip", "0=-0.13 1=0.37", false}, {"HardSwish", "", false}, {"Mish", "", false}};
+  TempDir dir;
+  for (int scale_term : {1, 101})
+    for (const Case& c : kCases) {
+      SCOPED_TRACE(str_cat("8=", scale_term, " ", c.type, " ", c.params));
+      const std::string param = dir.file("rq.param"), bin = dir.file("rq.bin");
+      write_int8_pair(param, bin, scale_term, c.type, c.params);
+      const ModelGraph original = load_model_graph(param, bin);
+      ModelGraph graph = original;
+      optimize_graph(graph);
+      const bool fuses = scale_term < 100 || c.fuses;
+      EXPECT_EQ(live_count(graph, c.type), fuses ? 0 : 1);
+      EXPECT_EQ(live_layer(graph, "conv").params.get(9, 0) != 0, fuses);
+      // A fused activation runs in the kernel's epilogue, not the layer's loop (last-bit
+      // differences); a misplaced one moves outputs by a level of the output scale (1/23).
+      expect_same_outputs(original, graph, 1e-5);
+    }
 }
 
 TEST(OptimizeErrors, InputWithoutShape) {
@@ -210,6 +255,37 @@ TEST(OptimizeErrors, InputWithoutShape) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("no Input layer produces a blob named 'nope'"), std::string::npos) << e.what();
   }
+}
+
+TEST(OptimizeErrors, FailedShapeInferenceKeepsOnlyHintsStillTrue) {
+  // Hints for a 3x3 input, and a layer shape inference cannot run.
+  TempDir dir;
+  const std::string param = dir.file("hinted.param"), bin = dir.file("hinted.bin");
+  write_text(param, R"(7767517
+3 3
+Input data 0 1 data 0=3 1=3 2=4 -23330=4,3,3,3,4
+Convolution conv 1 1 data c 0=4 1=1 6=16 -23330=4,3,3,3,4
+FancyOp fancy 1 1 c y -23330=4,3,3,3,4
+)");
+  std::string bytes(4 + 16 * 4, '\0');  // the fp32 flag word, then 16 weights of 0
+  save_bytes(bytes.data(), bytes.size(), bin);
+  {
+    ModelGraph graph = load_model_graph(param, bin);
+    EXPECT_FALSE(optimize_graph(graph).shapes_inferred);
+    EXPECT_NE(write_param_text(to_param_graph(graph)).find("-23330=4,3,3,3,4"), std::string::npos) << "kept";
+  }
+  ModelGraph graph = load_model_graph(param, bin);
+  OptimizeOptions options;
+  Mat shape;
+  shape.dims = 3;
+  shape.w = 8;
+  shape.h = 6;
+  shape.c = 4;
+  options.input_shapes["data"] = shape;
+  EXPECT_FALSE(optimize_graph(graph, options).shapes_inferred);
+  const std::string text = write_param_text(to_param_graph(graph));
+  EXPECT_EQ(text.find("-23330"), std::string::npos) << "the 3x3 hints would contradict the 8x6 input\n" << text;
+  EXPECT_NE(text.find("0=8 1=6 2=4"), std::string::npos) << text;
 }
 
 TEST(OptimizeErrors, UnknownLayerTypeSkipsShapeInference) {
