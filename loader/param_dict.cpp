@@ -64,7 +64,10 @@ int ParamDict::get(int id, int def) const {
   const Value& v = it->second;
   if (v.type == Type::int_value) return v.i;
   if (v.type == Type::float_value) return float_to_int(v.f);
-  if (v.type == Type::raw_value) return static_cast<int>(v.word);
+  if (v.type == Type::raw_value) {
+    note_raw_read(id, false);
+    return static_cast<int>(v.word);
+  }
   not_a_number(id);
 }
 
@@ -74,7 +77,10 @@ float ParamDict::get(int id, float def) const {
   const Value& v = it->second;
   if (v.type == Type::float_value) return v.f;
   if (v.type == Type::int_value) return static_cast<float>(v.i);
-  if (v.type == Type::raw_value) return word_to_float(v.word);
+  if (v.type == Type::raw_value) {
+    note_raw_read(id, true);
+    return word_to_float(v.word);
+  }
   not_a_number(id);
 }
 
@@ -105,10 +111,12 @@ std::vector<int> ParamDict::get_ints(int id, const std::vector<int>& def) const 
       for (size_t i = 0; i < result.size(); i++) result[i] = float_to_int(v.floats[i]);
       return result;
     }
-    case Type::raw_array: return std::vector<int>(v.raw_words.begin(), v.raw_words.end());
+    case Type::raw_array:
+      note_raw_read(id, false);
+      return std::vector<int>(v.raw_words.begin(), v.raw_words.end());
     case Type::int_value: return {v.i};
     case Type::float_value: return {float_to_int(v.f)};
-    case Type::raw_value: return {static_cast<int>(v.word)};
+    case Type::raw_value: note_raw_read(id, false); return {static_cast<int>(v.word)};
     default: return def;
   }
 }
@@ -121,14 +129,40 @@ std::vector<float> ParamDict::get_floats(int id, const std::vector<float>& def) 
     case Type::float_array: return v.floats;
     case Type::int_array: return std::vector<float>(v.ints.begin(), v.ints.end());
     case Type::raw_array: {
+      note_raw_read(id, true);
       std::vector<float> result(v.raw_words.size());
       for (size_t i = 0; i < result.size(); i++) result[i] = word_to_float(v.raw_words[i]);
       return result;
     }
     case Type::float_value: return {v.f};
     case Type::int_value: return {static_cast<float>(v.i)};
-    case Type::raw_value: return {word_to_float(v.word)};
+    case Type::raw_value: note_raw_read(id, true); return {word_to_float(v.word)};
     default: return def;
+  }
+}
+
+void ParamDict::settle_raw(const RawReads& log) {
+  for (const auto& read : log) {
+    auto it = values_.find(read.first);
+    if (it == values_.end() || (read.second != 1 && read.second != 2)) continue;
+    const bool as_float = read.second == 2;
+    Value& v = it->second;
+    if (v.type == Type::raw_value) {
+      const uint32_t word = v.word;
+      if (as_float)
+        set(read.first, word_to_float(word));
+      else
+        set(read.first, static_cast<int>(word));
+    } else if (v.type == Type::raw_array) {
+      const std::vector<uint32_t> words = v.raw_words;
+      if (as_float) {
+        std::vector<float> floats;
+        for (uint32_t w : words) floats.push_back(word_to_float(w));
+        set(read.first, floats);
+      } else {
+        set(read.first, std::vector<int>(words.begin(), words.end()));
+      }
+    }
   }
 }
 

@@ -22,6 +22,19 @@ class ParamDict {
  public:
   enum class Type { none, int_value, float_value, int_array, float_array, string_value, raw_value, raw_array };
 
+  ParamDict() = default;
+  // Copies take the values, not a read log (see RawReads).
+  ParamDict(const ParamDict& other) : values_(other.values_) {}
+  ParamDict(ParamDict&& other) noexcept : values_(std::move(other.values_)) {}
+  ParamDict& operator=(const ParamDict& other) {
+    values_ = other.values_;
+    return *this;
+  }
+  ParamDict& operator=(ParamDict&& other) noexcept {
+    values_ = std::move(other.values_);
+    return *this;
+  }
+
   Type type(int id) const;
   bool has(int id) const { return type(id) != Type::none; }
   bool is_array(int id) const;
@@ -61,6 +74,16 @@ class ParamDict {
   // raw word 3 read from binary).
   bool same_encoding(const ParamDict& other) const;
 
+  // How a layer read the raw words under each id (bit 1: as ints, bit 2: as floats).
+  // Writing a binary .param as text must choose int or float text for each raw word;
+  // a layer's load_param on a dict with a log attached says which one it reads back
+  // exactly (a weight count of 2^24 or more written as a float reads back as 0).
+  using RawReads = std::map<int, int>;
+  // Records raw reads into `log` until detached (nullptr). Copies never carry the log.
+  void attach_raw_reads(RawReads* log) const { raw_reads_ = log; }
+  // Raw values the log saw read one way only become ints or floats of the same bits.
+  void settle_raw(const RawReads& log);
+
  private:
   struct Value {
     Type type = Type::none;
@@ -74,7 +97,11 @@ class ParamDict {
   };
   Value& reset(int id, Type type);
   [[noreturn]] void not_a_number(int id) const;
+  void note_raw_read(int id, bool as_float) const {
+    if (raw_reads_) (*raw_reads_)[id] |= as_float ? 2 : 1;
+  }
   std::map<int, Value> values_;
+  mutable RawReads* raw_reads_ = nullptr;
 };
 
 }  // namespace jitconv

@@ -64,6 +64,12 @@ std::vector<ShapeHint> decode_shape_hints(const ParamLayer& layer) {
     s.w = ints[4 * j + 1];
     s.h = ints[4 * j + 2];
     s.c = ints[4 * j + 3];
+    // ncnnoptimize writes a 4-D blob's hint with dims 4 (and no depth); ncnn's load_param
+    // applies dims 1-3 only. Such a hint says nothing usable: unknown here too.
+    if (s.dims == 4) {
+      s = ShapeHint();
+      continue;
+    }
     const bool bad = s.dims < 0 || s.dims > 3 || (s.dims >= 1 && s.w <= 0) || (s.dims >= 2 && s.h <= 0) ||
                      (s.dims == 3 && s.c <= 0);
     if (bad)

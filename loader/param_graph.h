@@ -58,9 +58,11 @@ struct ShapeHint {
 };
 
 // One hint per top blob from parameter 30, or an empty vector when the layer has none.
-// Throws when the array does not hold 4 ints per top, a dims is outside 0..3, or an
-// extent of a known shape is not positive. (ncnn silently ignores bad hints; a graph
-// carrying one is more likely damaged than meaningful.)
+// A dims of 4 (what ncnnoptimize writes for a 4-D blob, without its depth) reads as
+// unknown, as ncnn applies dims 1..3 only. Throws when the array does not hold 4 ints per
+// top, a dims is outside 0..4, or an extent of a known shape is not positive. (ncnn
+// silently ignores those too; a graph carrying one is more likely damaged than
+// meaningful.)
 std::vector<ShapeHint> decode_shape_hints(const ParamLayer& layer);
 // The same hints as shape-only Mats (data == nullptr, elemsize 4); an unknown shape is
 // a default Mat.

@@ -14,6 +14,25 @@ namespace {
 
 bool is_space(char ch) { return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\v' || ch == '\f'; }
 
+// A token for a message: bytes outside printable ASCII as \xNN (a binary file read as text
+// puts NULs there, which cut the message short), at most 40 of them.
+std::string printable(const std::string& token) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (size_t i = 0; i < token.size() && i < 40; i++) {
+    const unsigned char ch = static_cast<unsigned char>(token[i]);
+    if (ch >= 0x20 && ch < 0x7f) {
+      out += static_cast<char>(ch);
+    } else {
+      out += "\\x";
+      out += kHex[ch >> 4];
+      out += kHex[ch & 15];
+    }
+  }
+  if (token.size() > 40) out += "...";
+  return out;
+}
+
 class TextParamParser {
  public:
   TextParamParser(DataReader& reader, const std::string& source) : reader_(reader), source_(source) {}
@@ -81,10 +100,20 @@ ParamGraph TextParamParser::parse() {
   if (!next_tokens(tokens)) fail(source_, ": empty file (expected the magic number ", kParamMagic, ")");
   // A UTF-8 byte order mark some editors add is not part of the magic.
   if (tokens[0].compare(0, 3, "\xEF\xBB\xBF") == 0) tokens[0].erase(0, 3);
-  if (tokens.size() != 1 || tokens[0] != std::to_string(kParamMagic))
-    fail(at_line(), ": bad magic '", tokens[0], "' (expected ", kParamMagic, "; is this a binary .param.bin?)");
-  if (!next_tokens(tokens)) fail(source_, ": truncated after the magic number (expected 'layer_count blob_count')");
-  if (tokens.size() != 2) fail(at_line(), ": expected 'layer_count blob_count', got ", tokens.size(), " fields");
+  if (tokens[0] != std::to_string(kParamMagic))
+    fail(at_line(), ": bad magic '", printable(tokens[0]), "' (expected ", kParamMagic,
+         "; is this a binary .param.bin?)");
+  // ncnn reads the header as three whitespace-separated numbers: the counts may follow
+  // the magic on its line.
+  if (tokens.size() == 3) {
+    tokens.erase(tokens.begin());
+  } else if (tokens.size() != 1) {
+    fail(at_line(), ": expected the magic number alone or followed by 'layer_count blob_count', got ",
+         tokens.size(), " fields");
+  } else {
+    if (!next_tokens(tokens)) fail(source_, ": truncated after the magic number (expected 'layer_count blob_count')");
+    if (tokens.size() != 2) fail(at_line(), ": expected 'layer_count blob_count', got ", tokens.size(), " fields");
+  }
   const int layer_count = parse_count(tokens[0], "layer count", at_line());
   blob_count_ = parse_count(tokens[1], "blob count", at_line());
   graph.layers.reserve(std::min(layer_count, 4096));

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "runtime/error.h"
+#include "runtime/mat.h"
 
 namespace jitconv {
 
@@ -42,6 +43,23 @@ void ConvParams::output_size(int ih, int iw, int& oh, int& ow) const {
          extent_w(), "x", extent_h());
   oh = h / sh + 1;
   ow = w / sw + 1;
+}
+
+void ConvParams::check_allocatable(int ih, int iw) const {
+  int oh, ow;
+  output_size(ih, iw, oh, ow);
+  const ConvPads p = pads_for(ih, iw);
+  check_mat_shape(iw + p.left + p.right, ih + p.top + p.bottom, 1, ic, 4u, 1);
+  check_mat_shape(ow, oh, 1, oc, 4u, 1);
+}
+
+bool ConvParams::allocatable(int ih, int iw) const {
+  try {
+    check_allocatable(ih, iw);
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
 }
 
 std::string ConvParams::to_string() const {

@@ -10,8 +10,9 @@ namespace jitconv {
 
 namespace {
 AlignedAllocator g_default_allocator;
+}  // namespace
 
-void check_dims(int w, int h, int d, int c, size_t elemsize, int elempack) {
+void check_mat_shape(int w, int h, int d, int c, size_t elemsize, int elempack) {
   if (w < 0 || h < 0 || d < 0 || c < 0) fail("Mat: negative dimension w=", w, " h=", h, " d=", d, " c=", c);
   if (elempack != 1 && elempack != 4 && elempack != 8 && elempack != 16)
     fail("Mat: elempack must be 1, 4, 8 or 16, got ", elempack);
@@ -22,7 +23,6 @@ void check_dims(int w, int h, int d, int c, size_t elemsize, int elempack) {
   if (bytes > 281474976710656.0)
     fail("Mat: ", w, "x", h, "x", d, "x", c, " of ", elemsize, "-byte elements is too large (", bytes, " bytes)");
 }
-}  // namespace
 
 size_t aligned_cstep(size_t plane, size_t elemsize) {
   if (plane == 0) return 0;
@@ -44,7 +44,7 @@ void Mat::set_shape(int dims_, int w_, int h_, int d_, int c_, size_t elemsize_,
 }
 
 void Mat::allocate(int dims_, int w_, int h_, int d_, int c_, size_t elemsize_, int elempack_, Allocator* alloc) {
-  check_dims(w_, h_, d_, c_, elemsize_, elempack_);
+  check_mat_shape(w_, h_, d_, c_, elemsize_, elempack_);
   if (dims == dims_ && w == w_ && h == h_ && d == d_ && c == c_ && elemsize == elemsize_ && elempack == elempack_ &&
       allocator == alloc && refcount != nullptr && refcount->load() == 1)
     return;  // already this shape and exclusively ours
@@ -65,22 +65,22 @@ Mat::Mat(int w_, int h_, int c_, size_t es, int ep, Allocator* a) { create(w_, h
 Mat::Mat(int w_, int h_, int d_, int c_, size_t es, int ep, Allocator* a) { create(w_, h_, d_, c_, es, ep, a); }
 
 Mat::Mat(int w_, void* data_, size_t es, int ep) {
-  check_dims(w_, 1, 1, 1, es, ep);
+  check_mat_shape(w_, 1, 1, 1, es, ep);
   set_shape(1, w_, 1, 1, 1, es, ep);
   data = data_;
 }
 Mat::Mat(int w_, int h_, void* data_, size_t es, int ep) {
-  check_dims(w_, h_, 1, 1, es, ep);
+  check_mat_shape(w_, h_, 1, 1, es, ep);
   set_shape(2, w_, h_, 1, 1, es, ep);
   data = data_;
 }
 Mat::Mat(int w_, int h_, int c_, void* data_, size_t es, int ep) {
-  check_dims(w_, h_, 1, c_, es, ep);
+  check_mat_shape(w_, h_, 1, c_, es, ep);
   set_shape(3, w_, h_, 1, c_, es, ep);
   data = data_;
 }
 Mat::Mat(int w_, int h_, int d_, int c_, void* data_, size_t es, int ep) {
-  check_dims(w_, h_, d_, c_, es, ep);
+  check_mat_shape(w_, h_, d_, c_, es, ep);
   set_shape(4, w_, h_, d_, c_, es, ep);
   data = data_;
 }

@@ -117,5 +117,8 @@ class Mat {
 // Channel step in elements for a plane of `plane` elements of `elemsize` bytes, padded so
 // every channel starts on a 64-byte boundary.
 size_t aligned_cstep(size_t plane, size_t elemsize);
+// Throws what Mat::create would for these extents (negative, bad elempack, or more
+// bytes than any machine holds), without allocating.
+void check_mat_shape(int w, int h, int d, int c, size_t elemsize, int elempack);
 
 }  // namespace jitconv

@@ -133,7 +133,16 @@ ModelGraph load_model_graph(const ParamGraph& graph, WeightSource& weights, cons
         layer->name = pl.name;
         layer->bottoms = pl.bottoms;
         layer->tops = pl.tops;
+        // Raw words of a binary .param become ints or floats as the layer reads them, so
+        // the text the optimizer writes reads back with the same bits.
+        ParamDict::RawReads reads;
+        struct Detach {
+          const ParamDict& pd;
+          ~Detach() { pd.attach_raw_reads(nullptr); }
+        } detach{pl.params};
+        pl.params.attach_raw_reads(&reads);
         layer->load_param(pl.params);
+        gl.params.settle_raw(reads);
         RecordingBin recorder(weights.layer_weights(i, pl));
         layer->load_model(recorder);
         gl.weights = recorder.take();

@@ -4,6 +4,7 @@
 // the 1-D InnerProduct form, and the errors bad parameters and inputs raise.
 #include <gtest/gtest.h>
 
+#include "runtime/layers/convolution.h"
 #include "tests/layers_math_util.h"
 
 namespace jitconv {
@@ -265,6 +266,35 @@ TEST(LayersConv, CreatePipelineAgainNeedsTheWeights) {
     light->create_pipeline(Option());  // light mode (the default) releases the weights
     light->destroy_pipeline(Option());
     EXPECT_NE(error_of([&] { light->create_pipeline(no_winograd); }).find("no weights"), std::string::npos);
+  }
+}
+
+TEST(LayersConv, HintsNoForwardCouldRunAreIgnored) {
+  // An input-shape hint smaller than the kernel extent: it tunes nothing, and a valid input
+  // still runs (a dynamic-weight layer rebuilt its path from the hint at every forward and
+  // refused every input).
+  for (bool dynamic : {false, true}) {
+    SCOPED_TRACE(dynamic ? "dynamic weights" : "static weights");
+    ParamDict pd;
+    pd.set(0, 8);
+    pd.set(1, 5);
+    pd.set(2, 3);  // dilation 3: a 13x13 extent
+    if (dynamic) pd.set(19, 1);
+    else pd.set(6, 8 * 6 * 25);
+    std::unique_ptr<Layer> layer = create_layer("Convolution");
+    layer->load_param(pd);
+    if (!dynamic) layer->load_model(ModelBinFromMatArray({random_mat(8 * 6 * 25, 1u)}));
+    auto* conv = static_cast<layers::Convolution*>(layer.get());
+    conv->hint_w = conv->hint_h = 4;
+    Option opt;
+    layer->create_pipeline(opt);
+    const Mat input = random_mat(20, 16, 6, 2u);
+    std::vector<Mat> bottoms = {input}, tops;
+    if (dynamic) bottoms.push_back(random_mat4(5, 5, 6, 8, 3u));
+    EXPECT_EQ(error_of([&] { layer->forward(bottoms, tops, opt); }), "");
+    ASSERT_EQ(tops.size(), 1u);
+    EXPECT_EQ(tops[0].w, 8);
+    EXPECT_EQ(tops[0].h, 4);
   }
 }
 

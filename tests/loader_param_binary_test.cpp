@@ -299,8 +299,14 @@ TEST(LoaderShapeHints, DecodeAndValidate) {
   short_hints.params.set(kShapeHintParamId, std::vector<int>{3, 4, 5, 6});
   EXPECT_NE(error_of([&] { decode_shape_hints(short_hints); }).find("expected 4 per top blob (12)"), std::string::npos);
   ParamLayer bad_dims = layer;
-  set_shape_hints(bad_dims, {{4, 1, 1, 1}, {1, 1, 0, 0}, {0, 0, 0, 0}});
+  set_shape_hints(bad_dims, {{5, 1, 1, 1}, {1, 1, 0, 0}, {0, 0, 0, 0}});
   EXPECT_NE(error_of([&] { decode_shape_hints(bad_dims); }).find("bad shape hint for top #0"), std::string::npos);
+  // ncnnoptimize's hint for a 4-D blob (dims 4, no depth): unknown, as in ncnn.
+  ParamLayer four_d = layer;
+  set_shape_hints(four_d, {{4, 3, 2, 2}, {1, 7, 0, 0}, {0, 0, 0, 0}});
+  const std::vector<ShapeHint> four_d_hints = decode_shape_hints(four_d);
+  EXPECT_EQ(four_d_hints[0], ShapeHint());
+  EXPECT_EQ(four_d_hints[1].w, 7);
   ParamLayer zero_extent = layer;
   set_shape_hints(zero_extent, {{3, 4, 0, 6}, {1, 1, 0, 0}, {0, 0, 0, 0}});
   // The message names the top, not the layer: the caller (Net, the optimizer) puts the

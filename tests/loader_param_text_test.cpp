@@ -142,6 +142,10 @@ TEST(LoaderParamText, ToleratesLayoutNoise) {
   EXPECT_EQ(g.blob_names, (std::vector<std::string>{"data", "out"}));
   // No line break at the end of the file.
   EXPECT_EQ(parse_param_text("7767517\n1 1\nInput in 0 1 x 0=1").layers[0].params.get(0, 0), 1);
+  // The counts on the magic's line (ncnn reads the header as three numbers).
+  const ParamGraph one_line = parse_param_text("7767517 2 2\nInput in 0 1 x\nReLU r 1 1 x y\n");
+  ASSERT_EQ(one_line.layers.size(), 2u);
+  EXPECT_EQ(one_line.layers[1].line, 3);
 }
 
 struct BadParam {
@@ -154,7 +158,8 @@ TEST(LoaderParamText, ValidationErrorsNameLineAndLayer) {
   const BadParam cases[] = {
       {"", "empty file"},
       {"7767518\n1 1\nInput in 0 1 x\n", "bad.param:1: bad magic '7767518'"},
-      {"7767517 1\n", "bad.param:1: bad magic"},
+      {"7767517 1\n", "bad.param:1: expected the magic number alone or followed by 'layer_count blob_count', got 2"},
+      {"\x01\x02z\n1 1\n", "bad.param:1: bad magic '\\x01\\x02z'"},  // bytes shown, not cut at a NUL
       {"7767517\n", "truncated after the magic"},
       {"7767517\n1\nInput in 0 1 x\n", "bad.param:2: expected 'layer_count blob_count'"},
       {"7767517\n1 x\nInput in 0 1 x\n", "bad.param:2: bad blob count 'x'"},

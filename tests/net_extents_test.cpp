@@ -46,6 +46,10 @@ TEST(NetExtents, HugePadsStridesAndScalesAreRejectedByName) {
   expect_error("Convolution conv 1 1 data out 0=4 1=3 4=2147483647 6=144", "padded input height");
   expect_error("ConvolutionDepthWise dw 1 1 data out 0=4 1=3 4=2147483647 6=36 7=4", "padded input height");
   expect_error("Convolution conv 1 1 data out 0=4 1=3 2=1073741824 6=144", "dilated kernel width");
+  // Pads that fit in int but no machine could allocate: refused at forward, and no kernel
+  // is generated for the hinted 8x8 input first (that took minutes and gigabytes).
+  expect_error("Convolution conv 1 1 data out 0=4 1=3 4=33554433 6=144", "too large");
+  expect_error("ConvolutionDepthWise dw 1 1 data out 0=4 1=3 4=33554433 6=36 7=4", "too large");
   // Deconvolution: (w - 1) * stride and the output pad wrapped.
   expect_error("Deconvolution deconv 1 1 data out 0=4 1=3 3=1073741824 6=144", "deconvolution output width");
   expect_error("Deconvolution deconv 1 1 data out 0=4 1=3 18=2147483647 6=144", "padded output width");

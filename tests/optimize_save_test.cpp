@@ -175,6 +175,38 @@ void expect_same_outputs(const ModelGraph& original, const ModelGraph& graph, do
   }
 }
 
+TEST(OptimizeSave, BinaryParamWordsReadBackWithTheirBits) {
+  // A binary .param stores untyped words; written as text, each must read back as the
+  // layer reads it: a count of 2^24 or more as an int (as a float it read back as 0), a
+  // tiny or -FLT_MAX float as a float (as an int it read back converted).
+  const std::string text = R"(7767517
+5 6
+Input data 0 1 data 0=6 1=5 2=3
+BatchNorm bn 1 1 data b 0=3 1=1e-40
+Clip clip 1 1 b c 0=-3.40282347e+38 1=6.5e+00
+Crop crop 1 1 c d 0=16777217 1=33554432
+Slice slice 1 2 d s1 s2 -23300=2,16777219,-8388609 1=0
+)";
+  const ParamGraph from_text = parse_param_text(text, "<text>");
+  const std::vector<unsigned char> binary = write_param_binary(from_text, false);
+  const ParamGraph from_binary = parse_param_binary(binary.data(), binary.size());
+  ASSERT_EQ(from_binary.layers[1].params.type(1), ParamDict::Type::raw_value);
+  RandomWeights weights(from_binary, 4);
+  const ModelGraph graph = load_model_graph(from_binary, weights, "<binary>");
+  const ParamGraph reread = parse_param_text(write_param_text(to_param_graph(graph)), "<written>");
+  ASSERT_EQ(reread.layers.size(), from_text.layers.size());
+  for (size_t i = 0; i < reread.layers.size(); i++) {
+    const ParamDict& want = from_text.layers[i].params;
+    const ParamDict& got = reread.layers[i].params;
+    SCOPED_TRACE(from_text.layers[i].name);
+    ASSERT_EQ(got.ids(), want.ids());
+    for (int id : want.ids()) {
+      EXPECT_EQ(got.type(id), want.type(id)) << "param " << id;
+      EXPECT_EQ(got.words(id), want.words(id)) << "param " << id;
+    }
+  }
+}
+
 TEST(OptimizeSave, Int8WeightsStayInt8) {
   TempDir dir;
   const std::string in_param = dir.file("int8.param"), in_bin = dir.file("int8.bin");

@@ -1,5 +1,6 @@
 #include "runtime/layers/conv_layer_params.h"
 
+#include <algorithm>
 #include <climits>
 
 #include "runtime/error.h"
@@ -24,7 +25,14 @@ void ConvLayerParams::read_conv_params(const ParamDict& pd) {
   weight_data_size = pd.get(6, 0);
   int8_scale_term = pd.get(8, 0);
   activation_type = pd.get(9, 0);
-  activation_params = pd.get(10, Mat());
+  // Floats, converted from ints written as ints (`-23310=2,0,6`), as ParamDict converts
+  // single numbers.
+  const std::vector<float> act_params = pd.get_floats(10);
+  activation_params = Mat();
+  if (!act_params.empty()) {
+    activation_params.create(static_cast<int>(act_params.size()));
+    std::copy(act_params.begin(), act_params.end(), static_cast<float*>(activation_params.data));
+  }
   dynamic_weight = pd.get(19, 0);
 }
 

@@ -58,10 +58,13 @@ std::unique_ptr<ConvImpl> Convolution::make_impl(const std::string& algo, const 
   const int out_pack = opt.use_packing_layout ? preferred_elempack(isa_, p.oc) : 1;
   std::string why;
   if (!conv_path_applies(algo, p, isa_, &why)) fail("Convolution ", name, ": path '", algo, "' does not apply: ", why);
+  // The hinted input shape tunes the paths; one no forward could run (smaller than the
+  // kernel, or too large to allocate) tunes nothing.
+  const bool hinted = hint_w > 0 && hint_h > 0 && p.allocatable(hint_h, hint_w);
   if (algo == "direct") {
     ConvDirect::Tuning tuning;
     tuning.prefetch_weights = opt.weights_cold;
-    if (hint_w > 0 && hint_h > 0) {
+    if (hinted) {
       int oh = 0;
       p.output_size(hint_h, hint_w, oh, tuning.expected_ow);
     }
@@ -78,7 +81,7 @@ std::unique_ptr<ConvImpl> Convolution::make_impl(const std::string& algo, const 
       // 512@7 0.71/0.85; brgemm since it batches kernel rows of unpacked inputs and reads
       // the input in place: 7x7s2 ic3 0.97-1.00, 3x3s2 ic3 0.98-1.03, 5x5 0.98-1.00.
       int ow = 0;
-      if (hint_w > 0 && hint_h > 0) {
+      if (hinted) {
         int oh = 0;
         p.output_size(hint_h, hint_w, oh, ow);
       }
@@ -113,7 +116,7 @@ std::unique_ptr<ConvImpl> Convolution::make_impl(const std::string& algo, const 
     inner->load_model(ModelBinFromMatArray(blobs));
     inner->force_isa = true;
     inner->forced_isa = isa_;
-    if (hint_w > 0 && hint_h > 0) {  // the largest residue's sub-image
+    if (hinted) {  // the largest residue's sub-image
       const ConvPads pads = p.pads_for(hint_h, hint_w);
       inner->hint_h = (hint_h + pads.top + pads.bottom + p.dh - 1) / p.dh;
       inner->hint_w = (hint_w + pads.left + pads.right + p.dw - 1) / p.dw;
@@ -139,6 +142,9 @@ void Convolution::create_pipeline(const Option& opt) {
   if (weight_data.elemsize == 1 && !(opt.use_int8_inference && int8_scale_term))
     fail("Convolution ", name, ": int8 weights need use_int8_inference and int8 scales");
   ConvParams p = params();
+  // A hinted shape no forward could run (its output or padded input cannot be allocated)
+  // is dropped: forward reports the shape it gets, and no kernels are generated for it.
+  if (hint_w > 0 && hint_h > 0 && !p.allocatable(hint_h, hint_w)) hint_w = hint_h = 0;
   if (fuse_residual && opt.use_int8_inference && int8_scale_term)
     fail("Convolution ", name, ": a fused residual is not supported on the int8 path");
   if (opt.use_int8_inference && int8_scale_term) {
@@ -189,6 +195,11 @@ Mat Convolution::packed_input(const Mat& bottom_blob, const Option& opt) const {
     fail("Convolution ", name, ": input has ", bottom_blob.c * bottom_blob.elempack, " channels, weights expect ", p.ic);
   if (bottom_blob.elemsize != 4u * bottom_blob.elempack)
     fail("Convolution ", name, ": expects fp32 input, got elemsize ", bottom_blob.elemsize);
+  try {
+    p.check_allocatable(bottom_blob.h, bottom_blob.w);  // before any kernel is generated for the shape
+  } catch (const Error& e) {
+    fail("Convolution ", name, ": ", e.what());
+  }
   Mat bottom = bottom_blob;
   if (bottom.elempack != impl_->in_elempack()) {
     Option pack_opt = opt;
@@ -305,6 +316,11 @@ void Convolution::forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>
   }
   ConvParams p = params();
   p.ic = ic;
+  try {
+    p.check_allocatable(input.h, input.w);  // before any kernel is generated for the shape
+  } catch (const Error& e) {
+    fail("Convolution ", name, ": ", e.what());
+  }
   const std::string algo = isa_ == Isa::scalar ? "scalar" : "direct";
   std::unique_ptr<ConvImpl> impl = make_impl(algo, p, dense, bias_term ? static_cast<const float*>(bias) : nullptr, opt);
   Mat in = input;

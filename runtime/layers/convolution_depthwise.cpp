@@ -85,6 +85,8 @@ void ConvolutionDepthWise::create_pipeline(const Option& opt) {
     fail(label(), ": no weights: create_pipeline before load_model, or again after a light-mode create_pipeline ",
          "released them (Option::lightmode)");
   const ConvParams p = params();
+  // A hinted shape no forward could run is dropped (Convolution does the same).
+  if (hint_w > 0 && hint_h > 0 && !p.allocatable(hint_h, hint_w)) hint_w = hint_h = 0;
   if (int8_scale_term && opt.use_int8_inference) {
     create_int8_pipeline(p, opt);
   } else {
@@ -145,6 +147,11 @@ void ConvolutionDepthWise::forward(const Mat& bottom_blob, Mat& top_blob, const 
     fail(label(), ": input has ", bottom_blob.c * bottom_blob.elempack, " channels, weights expect ", p.ic);
   if (bottom_blob.elemsize != 4u * bottom_blob.elempack)
     fail(label(), ": expects fp32 input, got elemsize ", bottom_blob.elemsize);
+  try {
+    p.check_allocatable(bottom_blob.h, bottom_blob.w);  // before any kernel is generated for the shape
+  } catch (const Error& e) {
+    fail(label(), ": ", e.what());
+  }
   Mat bottom = bottom_blob;
   if (bottom.elempack != impl_->in_elempack()) {
     Option pack_opt = opt;
