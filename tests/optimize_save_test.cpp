@@ -137,6 +137,16 @@ TEST(OptimizeSave, Fp16StoresFlaggedWeightsAsHalves) {
   }
 }
 
+// A shape-only Mat (as OptimizeOptions::input_shapes takes): w x h x c.
+Mat shape_3d(int w, int h, int c) {
+  Mat shape;
+  shape.dims = 3;
+  shape.w = w;
+  shape.h = h;
+  shape.c = c;
+  return shape;
+}
+
 // Writes Input(3x4x4) - Convolution `conv` (4 outputs, 1x1, int8_scale_term `scale_term`,
 // params + " 8=scale_term") - `second` (layer `act_type` with `act_params`, writing "out")
 // with int8 weights, a bias, weight and input scales and, when scale_term > 100, the
@@ -272,11 +282,7 @@ TEST(OptimizeErrors, InputWithoutShape) {
   }
   ModelGraph graph = graph_from_text(text);
   OptimizeOptions options;
-  Mat shape;
-  shape.dims = 3;
-  shape.w = 5;
-  shape.h = 6;
-  shape.c = 3;
+  const Mat shape = shape_3d(5, 6, 3);
   options.input_shapes["data"] = shape;
   EXPECT_TRUE(optimize_graph(graph, options).shapes_inferred);
   EXPECT_NE(write_param_text(to_param_graph(graph)).find("-23330=4,3,5,6,4"), std::string::npos);
@@ -308,12 +314,7 @@ FancyOp fancy 1 1 c y -23330=4,3,3,3,4
   }
   ModelGraph graph = load_model_graph(param, bin);
   OptimizeOptions options;
-  Mat shape;
-  shape.dims = 3;
-  shape.w = 8;
-  shape.h = 6;
-  shape.c = 4;
-  options.input_shapes["data"] = shape;
+  options.input_shapes["data"] = shape_3d(8, 6, 4);
   EXPECT_FALSE(optimize_graph(graph, options).shapes_inferred);
   const std::string text = write_param_text(to_param_graph(graph));
   EXPECT_EQ(text.find("-23330"), std::string::npos) << "the 3x3 hints would contradict the 8x6 input\n" << text;
