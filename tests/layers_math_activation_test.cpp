@@ -48,6 +48,17 @@ TEST(MathActivation, LargeBlobUsesEveryThreadChunk) {
   LayerTester("Sigmoid").input(make_input(1, 40000, 1, 1, 1, 8, -9.f, 9.f)).threads(2).test();
 }
 
+TEST(MathActivation, MishOfHugeInputsIsTheInput) {
+  // x * n overflowed to inf from x = 1.5e21 (n = e^20 (e^20 + 2)); ncnn gives x there.
+  LayerTester("Mish").input(make_input(3, 9, 7, 1, 5, 9, 1e21f, 3e38f)).test();
+  std::unique_ptr<Layer> mish = create_layer("Mish");
+  mish->load_param(ParamDict());
+  Mat m(16);
+  for (int i = 0; i < 16; i++) m[i] = i % 2 ? 1e22f * i : 3e38f;
+  mish->forward_inplace(m, Option());
+  for (int i = 0; i < 16; i++) EXPECT_EQ(m[i], i % 2 ? 1e22f * i : 3e38f) << i;
+}
+
 TEST(MathActivation, NcnnDefaultsForHardSigmoidAndHardSwish) {
   // alpha 0.2, beta 0.5: the gate saturates at x = -2.5 and x = 2.5.
   std::unique_ptr<Layer> hs = create_layer("HardSigmoid");

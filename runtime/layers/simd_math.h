@@ -80,11 +80,12 @@ inline float log_f(float x) {
 inline float sigmoid_f(float x) { return 1.f / (1.f + exp_f(-x)); }
 
 // x * tanh(softplus(x)) = x * n / (n + 2) with n = e^x (e^x + 2); beyond x = 20 the
-// ratio is 1 in fp32, so the clamp only avoids overflow.
+// ratio is 1 in fp32, so the clamp only avoids overflow. The ratio first, as the JIT
+// epilogue computes it: x * n overflowed to inf from x = 1.5e21 (n is up to 2.4e17).
 inline float mish_f(float x) {
   const float e = exp_f(min_f(x, 20.f));
   const float n = e * (e + 2.f);
-  return x * n / (n + 2.f);
+  return x * (n / (n + 2.f));
 }
 
 }  // namespace simd_math
