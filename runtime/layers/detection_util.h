@@ -18,7 +18,9 @@ struct DetectionBox {
   int label;
 };
 
-// Descending score; equal scores keep their order, so results never depend on the sort.
+// Descending score; equal scores keep their order, so results never depend on the sort
+// (ncnn's in-place quicksort leaves ties in an order of its own: among equal scores the
+// box NMS and the top-k cuts keep may differ from ncnn's; README).
 void sort_by_score(std::vector<DetectionBox>& boxes);
 // Keeps the first `count` boxes of what sort_by_score would give, sorting only those.
 void keep_best(std::vector<DetectionBox>& boxes, size_t count);
@@ -33,7 +35,8 @@ enum class OverlapTest { ratio, product };
 std::vector<DetectionBox> suppress(const std::vector<DetectionBox>& sorted, float threshold, OverlapTest test);
 
 // num x 6 rows [label + label_offset, score, xmin, ymin, xmax, ymax]; an empty Mat when
-// there is nothing to report (as ncnn).
+// there is nothing to report (as ncnn's DetectionOutput and YOLOv3 head; its in-place
+// YOLOv2 head then leaves its softmaxed input in the output blob instead).
 Mat detection_rows(const std::vector<DetectionBox>& boxes, int label_offset, Allocator* allocator);
 
 // The YOLO heads' num_class (param 0) and num_box (param 1): positive, and a map's
