@@ -65,6 +65,17 @@ TEST(DataDetectionOutput, RandomHeadsMatchReference) {
     }
   }
   EXPECT_GE(nonempty, 8) << "most random heads should detect several boxes";
+  // Quantized scores (an int8 head): ties everywhere, decided by ncnn's sort order.
+  for (int num_prior : {37, 200}) {
+    SCOPED_TRACE("quantized scores, priors " + std::to_string(num_prior));
+    Mat confidence(4 * num_prior);
+    const std::vector<float> raw = random_vector(4 * num_prior, 1950u + num_prior, 0.f, 1.f);
+    for (int i = 0; i < 4 * num_prior; i++) confidence[i] = std::round(raw[i] * 8.f) / 8.f;
+    LayerTester t("DetectionOutput");
+    t.param(0, 4).param(1, 0.3f).param(2, 40).param(3, 25).param(4, 0.3f);
+    t.input(random_mat(num_prior * 4, 1960u + num_prior)).input(confidence).input(random_priors(num_prior, 1970u, true));
+    t.test();
+  }
   // Location and confidence as 3-D blobs with channel padding, as a Permute/Flatten-free
   // converter may leave them.
   LayerTester("DetectionOutput")
@@ -95,7 +106,8 @@ TEST(DataDetectionOutput, HandMadeHead) {
   // Three priors; the third sits right on the first. Class 1 scores (0.9, 0.2, 0.8),
   // class 2 scores (0.1, 0.7, 0.7), threshold 0.5, NMS 0.5:
   //   class 1: prior 0 (0.9) kept, prior 2 (0.8) overlaps it fully -> suppressed;
-  //   class 2: priors 1 and 2 at 0.7, same score: prior 1 first (candidate order).
+  //   class 2: priors 1 and 2 at 0.7, same score: prior 1 first (ncnn's quicksort swaps
+  //   the pair in the class's sort and swaps it back in the final one).
   Mat priors(12, 2);
   const float boxes[12] = {0.1f, 0.1f, 0.3f, 0.3f, 0.6f, 0.6f, 0.8f, 0.9f, 0.1f, 0.1f, 0.3f, 0.3f};
   for (int i = 0; i < 12; i++) {
@@ -128,6 +140,25 @@ TEST(DataDetectionOutput, HandMadeHead) {
   const std::vector<Mat> best = forward_layer(*make_layer("DetectionOutput", pd), {location, confidence, priors});
   ASSERT_EQ(best[0].h, 1);
   EXPECT_EQ(best[0].row(0)[1], 0.9f);
+  // Two equal scores on overlapping boxes: ncnn's sort puts the second first, so NMS keeps
+  // it (a stable sort kept the first).
+  Mat tie_priors(8, 2), tie_location(8), tie_confidence(4);
+  const float tie_boxes[8] = {0.10f, 0.10f, 0.50f, 0.50f, 0.12f, 0.12f, 0.52f, 0.52f};
+  for (int i = 0; i < 8; i++) {
+    tie_priors.row(0)[i] = tie_boxes[i];
+    tie_priors.row(1)[i] = i % 4 < 2 ? 0.1f : 0.2f;
+  }
+  tie_location.fill(0.f);
+  const float tie_scores[4] = {0.1f, 0.9f, 0.1f, 0.9f};
+  for (int i = 0; i < 4; i++) tie_confidence[i] = tie_scores[i];
+  ParamDict tie;
+  tie.set(0, 2);
+  tie.set(1, 0.45f);
+  tie.set(4, 0.5f);
+  const Mat kept = forward_layer(*make_layer("DetectionOutput", tie), {tie_location, tie_confidence, tie_priors})[0];
+  ASSERT_EQ(kept.h, 1);
+  EXPECT_NEAR(kept.row(0)[2], 0.12f, 1e-6);
+  EXPECT_NEAR(kept.row(0)[5], 0.52f, 1e-6);
   // Nothing above the threshold: an empty result.
   pd.set(4, 0.95f);
   EXPECT_TRUE(forward_layer(*make_layer("DetectionOutput", pd), {location, confidence, priors})[0].empty());

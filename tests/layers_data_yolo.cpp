@@ -123,9 +123,31 @@ TEST(DataYolo, V3HandMadeMapAndSuppression) {
     for (int k = 0; k < 6; k++) EXPECT_NEAR(got[0].row(r)[k], want[r][k], 1e-6) << "row " << r << " column " << k;
 }
 
-TEST(DataYolo, EqualScoresKeepMapOrder) {
+// The order ncnn's heads leave n equal scores in: its quicksort (Hoare's partition, the
+// middle element as pivot, equal elements swapped across it) applied to candidates 0..n-1.
+std::vector<int> ncnn_tie_order(int n) {
+  std::vector<int> order(n);
+  for (int k = 0; k < n; k++) order[k] = k;
+  std::vector<std::pair<int, int>> ranges = {{0, n - 1}};
+  while (!ranges.empty()) {
+    const auto range = ranges.back();
+    ranges.pop_back();
+    int i = range.first, j = range.second;
+    while (i <= j) std::swap(order[i++], order[j--]);  // all equal: every scan stops at once
+    if (range.first < j) ranges.push_back({range.first, j});
+    if (i < range.second) ranges.push_back({i, range.second});
+  }
+  return order;
+}
+
+TEST(DataYolo, EqualScoresInNcnnOrder) {
   // Objectness 0 and one class everywhere: every cell of both maps scores 0.5 and no two
-  // boxes overlap enough to suppress. The rows follow the maps, then rows, then columns.
+  // boxes overlap enough to suppress. Candidates go maps, then rows, then columns; equal
+  // scores come out as ncnn's quicksort leaves them (two equal boxes: the second first),
+  // which decides what NMS and the top-k cuts keep on quantized heads.
+  EXPECT_EQ(ncnn_tie_order(2), (std::vector<int>{1, 0}));
+  // By hand: 0123 -> 3210 (i = 2, j = 1), then each half swapped: 2301.
+  EXPECT_EQ(ncnn_tie_order(4), (std::vector<int>{2, 3, 0, 1}));
   ParamDict pd;
   pd.set(0, 1);
   pd.set(1, 1);
@@ -135,8 +157,10 @@ TEST(DataYolo, EqualScoresKeepMapOrder) {
   b.fill(0.f);
   const std::vector<Mat> got = forward_layer(*make_layer("YoloDetectionOutput", pd), {a, b});
   ASSERT_EQ(got[0].h, 20);
+  const std::vector<int> order = ncnn_tie_order(20);
   for (int r = 0; r < 20; r++) {
-    const int grid = r < 16 ? 4 : 2, cell = r < 16 ? r : r - 16;
+    const int candidate = order[r];
+    const int grid = candidate < 16 ? 4 : 2, cell = candidate < 16 ? candidate : candidate - 16;
     const float half = 0.25f / grid;
     EXPECT_EQ(got[0].row(r)[1], 0.5f);
     EXPECT_NEAR(got[0].row(r)[2], (cell % grid + 0.5f) / grid - half, 1e-6) << "row " << r;

@@ -1,5 +1,6 @@
 // The candidate list, sort and NMS the detection-head references share: the plainest
-// form of ncnn's steps (stable insertion sort, pairwise suppression).
+// form of ncnn's steps (its quicksort, whose order of equal scores decides ties;
+// pairwise suppression).
 #pragma once
 #include <algorithm>
 #include <vector>
@@ -16,10 +17,23 @@ struct RefBox {
   int label;
 };
 
-// Descending score; equal scores stay in the order they came.
+// Descending score by Hoare's partition around the middle element, equal elements
+// swapped across it, recursing left then right: ncnn's qsort_descent_inplace, whose
+// order of equal scores is part of the result.
+inline void sort_descending_range(std::vector<RefBox>& boxes, int left, int right) {
+  int i = left, j = right;
+  const float pivot = boxes[(left + right) / 2].score;
+  while (i <= j) {
+    while (boxes[i].score > pivot) i++;
+    while (boxes[j].score < pivot) j--;
+    if (i <= j) std::swap(boxes[i++], boxes[j--]);
+  }
+  if (left < j) sort_descending_range(boxes, left, j);
+  if (i < right) sort_descending_range(boxes, i, right);
+}
+
 inline void sort_descending(std::vector<RefBox>& boxes) {
-  for (size_t i = 1; i < boxes.size(); i++)
-    for (size_t j = i; j > 0 && boxes[j - 1].score < boxes[j].score; j--) std::swap(boxes[j - 1], boxes[j]);
+  if (boxes.size() > 1) sort_descending_range(boxes, 0, static_cast<int>(boxes.size()) - 1);
 }
 
 inline float overlap_area(const RefBox& a, const RefBox& b) {

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
-#include <numeric>
 
 #include "runtime/layers/data_shape.h"
 
@@ -21,25 +20,38 @@ float intersection_area(const DetectionBox& a, const DetectionBox& b) {
 
 }  // namespace
 
-void sort_by_score(std::vector<DetectionBox>& boxes) {
-  std::stable_sort(boxes.begin(), boxes.end(),
-                   [](const DetectionBox& a, const DetectionBox& b) { return a.score > b.score; });
+namespace {
+
+// Hoare's quicksort, descending, the middle element as pivot and equal scores swapped
+// across it: the partition scheme ncnn's heads sort with, so equal scores end up in the
+// same order as there. An explicit stack of ranges, not recursion: a hostile input of many
+// equal-ish scores cannot exhaust the call stack.
+void quicksort_descending(std::vector<DetectionBox>& boxes) {
+  if (boxes.size() < 2) return;
+  std::vector<std::pair<long, long>> ranges = {{0, static_cast<long>(boxes.size()) - 1}};
+  while (!ranges.empty()) {
+    const long left = ranges.back().first, right = ranges.back().second;
+    ranges.pop_back();
+    long i = left, j = right;
+    const float pivot = boxes[(left + right) / 2].score;
+    while (i <= j) {
+      while (boxes[i].score > pivot) i++;
+      while (boxes[j].score < pivot) j--;
+      if (i <= j) std::swap(boxes[i++], boxes[j--]);
+    }
+    // The ranges are disjoint: the order they are done in changes nothing.
+    if (i < right) ranges.emplace_back(i, right);
+    if (left < j) ranges.emplace_back(left, j);
+  }
 }
 
+}  // namespace
+
+void sort_by_score(std::vector<DetectionBox>& boxes) { quicksort_descending(boxes); }
+
 void keep_best(std::vector<DetectionBox>& boxes, size_t count) {
-  if (count >= boxes.size()) {
-    sort_by_score(boxes);
-    return;
-  }
-  std::vector<size_t> order(boxes.size());
-  std::iota(order.begin(), order.end(), size_t{0});
-  const auto before = [&](size_t a, size_t b) {
-    return boxes[a].score > boxes[b].score || (boxes[a].score == boxes[b].score && a < b);
-  };
-  std::partial_sort(order.begin(), order.begin() + count, order.end(), before);
-  std::vector<DetectionBox> best(count);
-  for (size_t i = 0; i < count; i++) best[i] = boxes[order[i]];
-  boxes.swap(best);
+  sort_by_score(boxes);
+  if (count < boxes.size()) boxes.resize(count);
 }
 
 std::vector<DetectionBox> suppress(const std::vector<DetectionBox>& sorted, float threshold, OverlapTest test) {

@@ -18,11 +18,11 @@ struct DetectionBox {
   int label;
 };
 
-// Descending score; equal scores keep their order, so results never depend on the sort
-// (ncnn's in-place quicksort leaves ties in an order of its own: among equal scores the
-// box NMS and the top-k cuts keep may differ from ncnn's; README).
+// Descending score, equal scores in the order ncnn's quicksort leaves them (not stable:
+// with quantized scores, ties decide which box NMS and the top-k cuts keep, and those
+// must be ncnn's). NaN scores never get here (the heads drop them).
 void sort_by_score(std::vector<DetectionBox>& boxes);
-// Keeps the first `count` boxes of what sort_by_score would give, sorting only those.
+// The first `count` boxes after sort_by_score (ncnn sorts all, then truncates).
 void keep_best(std::vector<DetectionBox>& boxes, size_t count);
 
 // How a box counts as overlapping a kept one: ncnn's SSD and YOLOv2 heads test
