@@ -145,23 +145,19 @@ void ParamDict::settle_raw(const RawReads& log) {
   for (const auto& read : log) {
     auto it = values_.find(read.first);
     if (it == values_.end() || (read.second != 1 && read.second != 2)) continue;
+    const int id = read.first;
     const bool as_float = read.second == 2;
-    Value& v = it->second;
-    if (v.type == Type::raw_value) {
-      const uint32_t word = v.word;
+    // The getters reinterpret raw words exactly as the layer read them.
+    if (it->second.type == Type::raw_value) {
       if (as_float)
-        set(read.first, word_to_float(word));
+        set(id, get(id, 0.f));
       else
-        set(read.first, static_cast<int>(word));
-    } else if (v.type == Type::raw_array) {
-      const std::vector<uint32_t> words = v.raw_words;
-      if (as_float) {
-        std::vector<float> floats;
-        for (uint32_t w : words) floats.push_back(word_to_float(w));
-        set(read.first, floats);
-      } else {
-        set(read.first, std::vector<int>(words.begin(), words.end()));
-      }
+        set(id, get(id, 0));
+    } else if (it->second.type == Type::raw_array) {
+      if (as_float)
+        set(id, get_floats(id));
+      else
+        set(id, get_ints(id));
     }
   }
 }

@@ -45,17 +45,21 @@ void ConvParams::output_size(int ih, int iw, int& oh, int& ow) const {
   ow = w / sw + 1;
 }
 
-void ConvParams::check_allocatable(int ih, int iw) const {
-  int oh, ow;
-  output_size(ih, iw, oh, ow);
-  const ConvPads p = pads_for(ih, iw);
-  check_mat_shape(iw + p.left + p.right, ih + p.top + p.bottom, 1, ic, 4u, 1);
-  check_mat_shape(ow, oh, 1, oc, 4u, 1);
+void ConvParams::check_allocatable(int ih, int iw, const std::string& label) const {
+  try {
+    int oh, ow;
+    output_size(ih, iw, oh, ow);
+    const ConvPads p = pads_for(ih, iw);
+    check_mat_shape(iw + p.left + p.right, ih + p.top + p.bottom, 1, ic, 4u, 1);
+    check_mat_shape(ow, oh, 1, oc, 4u, 1);
+  } catch (const Error& e) {
+    fail(label, ": ", e.what());
+  }
 }
 
 bool ConvParams::allocatable(int ih, int iw) const {
   try {
-    check_allocatable(ih, iw);
+    check_allocatable(ih, iw, "");
     return true;
   } catch (const Error&) {
     return false;

@@ -34,10 +34,11 @@ struct ConvParams {
   ConvPads pads_for(int ih, int iw) const;
   // Output size; throws jitconv::Error when the input is smaller than the kernel.
   void output_size(int ih, int iw, int& oh, int& ow) const;
-  // Throws unless the padded input and the output of an ih x iw input could be allocated
-  // (fp32): preparing kernels for a shape no forward can run would only burn time (a pad
-  // of 2^25 generated code for minutes before the output failed to allocate).
-  void check_allocatable(int ih, int iw) const;
+  // Throws, the message after "label: ", unless the padded input and the output of an
+  // ih x iw input could be allocated (fp32): preparing kernels for a shape no forward can
+  // run would only burn time (a pad of 2^25 generated code for minutes before the output
+  // failed to allocate).
+  void check_allocatable(int ih, int iw, const std::string& label) const;
   bool allocatable(int ih, int iw) const;
   std::string to_string() const;
 };

@@ -74,8 +74,7 @@ void Net::fuse_residuals() {
         conv.activation_type = 1;
       } else {
         conv.activation_type = 2;
-        conv.activation_params = Mat(1);
-        static_cast<float*>(conv.activation_params.data)[0] = slope;
+        conv.activation_params = {slope};
       }
       fused_into_[result] = conv_index;
       result = layers_[relu_index]->tops[0];

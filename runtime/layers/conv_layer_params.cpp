@@ -1,6 +1,5 @@
 #include "runtime/layers/conv_layer_params.h"
 
-#include <algorithm>
 #include <climits>
 
 #include "runtime/error.h"
@@ -27,12 +26,7 @@ void ConvLayerParams::read_conv_params(const ParamDict& pd) {
   activation_type = pd.get(9, 0);
   // Floats, converted from ints written as ints (`-23310=2,0,6`), as ParamDict converts
   // single numbers.
-  const std::vector<float> act_params = pd.get_floats(10);
-  activation_params = Mat();
-  if (!act_params.empty()) {
-    activation_params.create(static_cast<int>(act_params.size()));
-    std::copy(act_params.begin(), act_params.end(), static_cast<float*>(activation_params.data));
-  }
+  activation_params = pd.get_floats(10);
   dynamic_weight = pd.get(19, 0);
 }
 
@@ -60,15 +54,7 @@ void ConvLayerParams::check_conv_weights(const std::string& label) const {
   if (weight_data_size % per_input != 0)
     fail(label, ": weight_data_size ", weight_data_size, " is not a multiple of num_output*kernel_w*kernel_h = ",
          per_input);
-  Activation::from_ncnn(activation_type, activation_floats());  // validates
-}
-
-std::vector<float> ConvLayerParams::activation_floats() const {
-  std::vector<float> v;
-  if (!activation_params.empty())
-    v.assign(static_cast<const float*>(activation_params.data),
-             static_cast<const float*>(activation_params.data) + activation_params.w);
-  return v;
+  Activation::from_ncnn(activation_type, activation_params);  // validates
 }
 
 ConvParams ConvLayerParams::conv_params(int ic) const {
@@ -87,7 +73,7 @@ ConvParams ConvLayerParams::conv_params(int ic) const {
   p.pad_right = pad_right;
   p.pad_value = pad_value;
   p.bias = bias_term != 0;
-  p.act = Activation::from_ncnn(activation_type, activation_floats());
+  p.act = Activation::from_ncnn(activation_type, activation_params);
   return p;
 }
 

@@ -23,7 +23,7 @@ struct ConvLayerParams {
   int weight_data_size = 0;
   int int8_scale_term = 0;
   int activation_type = 0;
-  Mat activation_params;
+  std::vector<float> activation_params;  // id 10, as floats (ints written as ints converted)
   int dynamic_weight = 0;
 
   // Reads every shared id (no checks).
@@ -36,8 +36,6 @@ struct ConvLayerParams {
   // num_output * kernel_w * kernel_h: the weights per input channel. At most INT_MAX once
   // check_conv_weights has passed (a .param can give factors whose product overflows).
   long long weights_per_input() const { return static_cast<long long>(num_output) * kernel_w * kernel_h; }
-  // activation_params as floats (empty when absent).
-  std::vector<float> activation_floats() const;
   // The geometry for ic input channels in all (pads may hold ncnn's SAME markers).
   ConvParams conv_params(int ic) const;
 };

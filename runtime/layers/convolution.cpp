@@ -195,11 +195,7 @@ Mat Convolution::packed_input(const Mat& bottom_blob, const Option& opt) const {
     fail("Convolution ", name, ": input has ", bottom_blob.c * bottom_blob.elempack, " channels, weights expect ", p.ic);
   if (bottom_blob.elemsize != 4u * bottom_blob.elempack)
     fail("Convolution ", name, ": expects fp32 input, got elemsize ", bottom_blob.elemsize);
-  try {
-    p.check_allocatable(bottom_blob.h, bottom_blob.w);  // before any kernel is generated for the shape
-  } catch (const Error& e) {
-    fail("Convolution ", name, ": ", e.what());
-  }
+  p.check_allocatable(bottom_blob.h, bottom_blob.w, "Convolution " + name);  // before any kernel is made for it
   Mat bottom = bottom_blob;
   if (bottom.elempack != impl_->in_elempack()) {
     Option pack_opt = opt;
@@ -316,11 +312,7 @@ void Convolution::forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>
   }
   ConvParams p = params();
   p.ic = ic;
-  try {
-    p.check_allocatable(input.h, input.w);  // before any kernel is generated for the shape
-  } catch (const Error& e) {
-    fail("Convolution ", name, ": ", e.what());
-  }
+  p.check_allocatable(input.h, input.w, "Convolution " + name);  // before any kernel is made for it
   const std::string algo = isa_ == Isa::scalar ? "scalar" : "direct";
   std::unique_ptr<ConvImpl> impl = make_impl(algo, p, dense, bias_term ? static_cast<const float*>(bias) : nullptr, opt);
   Mat in = input;

@@ -147,11 +147,7 @@ void ConvolutionDepthWise::forward(const Mat& bottom_blob, Mat& top_blob, const 
     fail(label(), ": input has ", bottom_blob.c * bottom_blob.elempack, " channels, weights expect ", p.ic);
   if (bottom_blob.elemsize != 4u * bottom_blob.elempack)
     fail(label(), ": expects fp32 input, got elemsize ", bottom_blob.elemsize);
-  try {
-    p.check_allocatable(bottom_blob.h, bottom_blob.w);  // before any kernel is generated for the shape
-  } catch (const Error& e) {
-    fail(label(), ": ", e.what());
-  }
+  p.check_allocatable(bottom_blob.h, bottom_blob.w, label());  // before any kernel is made for it
   Mat bottom = bottom_blob;
   if (bottom.elempack != impl_->in_elempack()) {
     Option pack_opt = opt;

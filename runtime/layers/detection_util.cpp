@@ -18,10 +18,6 @@ float intersection_area(const DetectionBox& a, const DetectionBox& b) {
   return inter_w * inter_h;
 }
 
-}  // namespace
-
-namespace {
-
 // Hoare's quicksort, descending, the middle element as pivot and equal scores swapped
 // across it: the partition scheme ncnn's heads sort with, so equal scores end up in the
 // same order as there. An explicit stack of ranges, not recursion: a hostile input of many
