@@ -141,6 +141,9 @@ ConvGrouped::ConvGrouped(const ConvParams& params, int groups, const float* weig
     conv->forced_algo = int8 ? std::string() : algo;
     conv->force_isa = true;
     conv->forced_isa = isa;
+    // The owning layer checked the ISA (or generates only), and its forward refuses to run
+    // kernels this CPU lacks.
+    conv->generate_only = !isa_supported(isa);
     conv->hint_w = iw;
     conv->hint_h = ih;
     conv->create_pipeline(run_opt);

@@ -19,11 +19,12 @@ namespace {
 
 // The check/bench controls both convolution layer types have.
 template <typename ConvLayer>
-std::unique_ptr<Layer> make_driven_layer(const std::string& algo, Isa isa, const ConvDesc& d) {
+std::unique_ptr<Layer> make_driven_layer(const std::string& algo, Isa isa, bool generate_only, const ConvDesc& d) {
   auto layer = std::make_unique<ConvLayer>();
   if (algo != "auto") layer->forced_algo = algo;
   layer->force_isa = true;
   layer->forced_isa = isa;
+  layer->generate_only = generate_only;
   layer->hint_w = d.iw;
   layer->hint_h = d.ih;
   return layer;
@@ -34,13 +35,13 @@ std::unique_ptr<Layer> make_driven_layer(const std::string& algo, Isa isa, const
 class LayerConvRunner final : public ConvRunner {
  public:
   LayerConvRunner(const ConvProblem& problem, const std::string& algo, Isa isa, int num_threads,
-                  const float* weights, const float* bias)
+                  const float* weights, const float* bias, bool generate_only)
       : desc_(problem.desc), isa_(isa) {
     const ConvDesc& d = problem.desc;
     if (d.g != 1 && algo != "auto" && algo != "direct" && algo != "gemm" && algo != "brgemm")
       throw NotApplicable("grouped convolutions run each group on direct, gemm or brgemm, not " + algo);
-    layer_ = d.g == 1 ? make_driven_layer<layers::Convolution>(algo, isa, d)
-                      : make_driven_layer<layers::ConvolutionDepthWise>(algo, isa, d);
+    layer_ = d.g == 1 ? make_driven_layer<layers::Convolution>(algo, isa, generate_only, d)
+                      : make_driven_layer<layers::ConvolutionDepthWise>(algo, isa, generate_only, d);
     opt_.num_threads = num_threads;
     opt_.lightmode = true;
     // As a Net's Extractor does (Option::use_local_pool_allocator): each timed forward
@@ -132,11 +133,12 @@ class LayerConvRunner final : public ConvRunner {
 }  // namespace
 
 std::unique_ptr<ConvRunner> make_conv_runner(const ConvProblem& problem, const std::string& algo, Isa isa,
-                                             int num_threads, const float* weights, const float* bias) {
+                                             int num_threads, const float* weights, const float* bias,
+                                             bool generate_only) {
   if (algo != "auto" && algo != "direct" && algo != "gemm" && algo != "brgemm" && algo != "winograd23" &&
       algo != "winograd43" && algo != "winograd63" && algo != "dilated")
     fail("unknown algorithm '", algo, "' (expected ", conv_algo_names(), ")");
-  if (!isa_supported(isa)) fail("ISA ", isa_name(isa), " is not supported by this CPU");
+  if (!isa_supported(isa) && !generate_only) fail("ISA ", isa_name(isa), " is not supported by this CPU");
   if (algo != "auto" && isa == Isa::scalar) throw NotApplicable("the " + algo + " path needs AVX2 or AVX-512");
   if (algo != "auto" && problem.desc.g == 1) {
     ConvParams p;
@@ -149,7 +151,7 @@ std::unique_ptr<ConvRunner> make_conv_runner(const ConvProblem& problem, const s
     std::string why;
     if (!conv_path_applies(algo, p, isa, &why)) throw NotApplicable(why);
   }
-  return std::make_unique<LayerConvRunner>(problem, algo, isa, num_threads, weights, bias);
+  return std::make_unique<LayerConvRunner>(problem, algo, isa, num_threads, weights, bias, generate_only);
 }
 
 }  // namespace jitconv

@@ -46,8 +46,11 @@ const char* conv_algo_names();
 // algo: "auto" (the layer's own choice), "direct", "gemm", "winograd23", "winograd43",
 // "winograd63". weights: g x oc/g x ic/g x kh x kw; bias: oc values or nullptr.
 // Throws NotApplicable when algo does not apply, jitconv::Error on bad arguments
-// (unknown algo, ISA not supported by this CPU).
+// (unknown algo, ISA not supported by this CPU). generate_only: an ISA this CPU lacks is
+// accepted; the kernels for the problem's shape are generated (detail() names them) and
+// run() throws.
 std::unique_ptr<ConvRunner> make_conv_runner(const ConvProblem& problem, const std::string& algo, Isa isa,
-                                             int num_threads, const float* weights, const float* bias);
+                                             int num_threads, const float* weights, const float* bias,
+                                             bool generate_only = false);
 
 }  // namespace jitconv

@@ -391,3 +391,25 @@ TEST_F(Cli, IsaHelpNamesEveryAcceptedIsa) {
   EXPECT_EQ(scalar.status, 0) << scalar.err;
   EXPECT_TRUE(contains(scalar.out, "isa      scalar")) << scalar.out;
 }
+
+// dump shows the kernels of an ISA this CPU lacks without running them (generated for the
+// shape at create_pipeline); check and bench still refuse such an ISA.
+TEST_F(Cli, DumpGeneratesAnIsaTheCpuLacksWithoutRunningIt) {
+  for (const char* algo : {"auto", "direct", "gemm", "winograd63"}) {
+    SCOPED_TRACE(algo);
+    const CliResult r = run_cli({"dump", "--conv", "mb1ic32ih13oc48oh13kh3ph1", "--isa", "avx512", "--algo", algo});
+    ASSERT_EQ(r.status, 0) << r.out << r.err;
+    EXPECT_TRUE(contains(r.out, "isa      avx512")) << r.out;
+    EXPECT_TRUE(contains(r.out, "zmm")) << r.out;
+    EXPECT_TRUE(contains(r.out, "\nkernel ")) << r.out;
+    EXPECT_EQ(contains(r.out, "this CPU lacks avx512: kernels generated for the shape, not run"),
+              !isa_supported(Isa::avx512))
+        << r.out;
+  }
+  if (isa_supported(Isa::avx512)) return;
+  for (const char* command : {"check", "bench"}) {
+    const CliResult r = run_cli({command, "--conv", "mb1ic32ih13oc48oh13kh3ph1", "--isa", "avx512"});
+    EXPECT_EQ(r.status, 1) << command << "\n" << r.out << r.err;
+    EXPECT_TRUE(contains(r.err, "this CPU does not support avx512")) << command << ": " << r.err;
+  }
+}

@@ -19,7 +19,7 @@ int cmd_dump(const std::vector<std::string>& args) {
               "every kernel it generates. JITCONV_JIT_DUMP=DIR also writes each kernel's bytes to DIR/NAME.bin.",
               {{"conv", "DESC", "problem in benchdnn notation"},
                {"algo", "ALGO", std::string("path: ") + conv_algo_names() + " (default auto)"},
-               {"isa", "ISA", "avx512, avx2 or scalar (default: the ISA in use)"},
+               {"isa", "ISA", "avx512, avx2 or scalar (default: the ISA in use); one this CPU lacks is generated, not run"},
                {"act", "ACT", std::string("fused activation: ") + kActForms},
                {"no-asm", "", "list kernels without disassembly"}});
   if (!cli.parse(args)) {
@@ -35,21 +35,28 @@ int cmd_dump(const std::vector<std::string>& args) {
     cli.usage_error(std::string("--conv ") + e.what());
   }
   problem.act = act_option(cli);
-  const Isa isa = isa_option(cli);
+  // An ISA this CPU lacks is shown without running: its kernels are generated for the
+  // problem's shape at create_pipeline (see Convolution::generate_only).
+  const Isa isa = isa_option(cli, true);
+  const bool runnable = isa_supported(isa);
   const std::string algo = algo_option(cli, "auto");
   if (algo == "reference") cli.usage_error("--algo reference has no kernels to show: give a jitconv path");
   const ConvData data = make_random_conv_data(problem.desc, 1);
   std::unique_ptr<ConvRunner> runner;
   try {
-    runner = make_conv_runner(problem, algo, isa, 1, data.weights.data(), data.bias.empty() ? nullptr : data.bias.data());
+    runner = make_conv_runner(problem, algo, isa, 1, data.weights.data(), data.bias.empty() ? nullptr : data.bias.data(),
+                              !runnable);
   } catch (const NotApplicable& e) {
     std::printf("%s: %s does not apply: %s\n", to_string(problem.desc).c_str(), algo.c_str(), e.what());
     return 1;
   }
-  runner->set_input(data.src.data());
-  runner->run();  // kernels for shapes unknown at create time are generated here
+  if (runnable) {
+    runner->set_input(data.src.data());
+    runner->run();  // kernels for shapes unknown at create time are generated here
+  }
   std::printf("problem  %s\nisa      %s\npath     %s\n", to_string(problem.desc).c_str(), isa_name(isa),
               runner->algo().c_str());
+  if (!runnable) std::printf("note     this CPU lacks %s: kernels generated for the shape, not run\n", isa_name(isa));
   std::istringstream detail(runner->detail());
   std::string line;
   std::vector<std::string> kernels;

@@ -73,7 +73,7 @@ std::string shape_string(const ConvDesc& desc) {
   return to_string(unnamed);
 }
 
-Isa isa_option(const CliArgs& args) {
+Isa isa_option(const CliArgs& args, bool allow_unsupported) {
   Isa isa = current_isa();
   if (args.has("isa")) {
     try {
@@ -82,7 +82,10 @@ Isa isa_option(const CliArgs& args) {
       args.usage_error(std::string("--isa: ") + e.what());
     }
   }
-  if (!isa_supported(isa)) fail("this CPU does not support ", isa_name(isa));
+  if (!isa_supported(isa)) {
+    if (allow_unsupported) return isa;
+    fail("this CPU does not support ", isa_name(isa));
+  }
 #ifdef JITCONV_WITH_ONEDNN
   onednn_cap_isa(isa);
 #endif

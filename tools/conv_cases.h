@@ -30,8 +30,9 @@ std::string case_name(const ConvCase& c);
 // to_string() of the descriptor without its name.
 std::string shape_string(const ConvDesc& desc);
 
-// --isa (default: the ISA in use), checked against the CPU; caps oneDNN to match.
-Isa isa_option(const CliArgs& args);
+// --isa (default: the ISA in use), checked against the CPU (unless allow_unsupported:
+// `dump` generates code it does not run); caps oneDNN to match.
+Isa isa_option(const CliArgs& args, bool allow_unsupported = false);
 // The forms --act accepts, for help texts.
 extern const char kActForms[];
 // --act (default none): each form takes no numbers or all it names, finite, clip MIN <= MAX;

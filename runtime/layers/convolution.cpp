@@ -116,6 +116,7 @@ std::unique_ptr<ConvImpl> Convolution::make_impl(const std::string& algo, const 
     inner->load_model(ModelBinFromMatArray(blobs));
     inner->force_isa = true;
     inner->forced_isa = isa_;
+    inner->generate_only = generate_only;
     if (hinted) {  // the largest residue's sub-image
       const ConvPads pads = p.pads_for(hint_h, hint_w);
       inner->hint_h = (hint_h + pads.top + pads.bottom + p.dh - 1) / p.dh;
@@ -132,7 +133,8 @@ std::unique_ptr<ConvImpl> Convolution::make_impl(const std::string& algo, const 
 
 void Convolution::create_pipeline(const Option& opt) {
   isa_ = force_isa ? forced_isa : current_isa();
-  if (!isa_supported(isa_)) fail("Convolution ", name, ": ISA ", isa_name(isa_), " is not supported by this CPU");
+  if (!isa_supported(isa_) && !(force_isa && generate_only))
+    fail("Convolution ", name, ": ISA ", isa_name(isa_), " is not supported by this CPU");
   layer_adds_residual_ = false;
   if (fuse_residual && dynamic_weight) fail("Convolution ", name, ": a fused residual needs static weights");
   if (dynamic_weight) return;  // the weights arrive with each forward
@@ -205,8 +207,14 @@ Mat Convolution::packed_input(const Mat& bottom_blob, const Option& opt) const {
   return bottom;
 }
 
+void Convolution::check_runnable() const {
+  if (!isa_supported(isa_))
+    fail("Convolution ", name, ": built with generate_only for ", isa_name(isa_), ", which this CPU cannot run");
+}
+
 void Convolution::forward(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const {
   if (!impl_) fail("Convolution ", name, ": forward before create_pipeline");
+  check_runnable();
   if (fuse_residual) fail("Convolution ", name, ": built with a fused residual, needs the residual as second input");
   const ConvParams p = params();
   // A flattened 1-D blob through a 1x1 kernel is an InnerProduct (ncnn does the same).
@@ -223,6 +231,7 @@ void Convolution::forward(const Mat& bottom_blob, Mat& top_blob, const Option& o
 void Convolution::forward_residual(const Mat& bottom_blob, const Mat& residual_blob, Mat& top_blob,
                                    const Option& opt) const {
   if (!impl_) fail("Convolution ", name, ": forward before create_pipeline");
+  check_runnable();
   if (!fuse_residual) fail("Convolution ", name, ": was not built with a fused residual (set fuse_residual)");
   const ConvParams p = params();
   if (bottom_blob.dims == 1 && p.kh == 1 && p.kw == 1 && bottom_blob.w * bottom_blob.elempack == p.ic) {
@@ -274,6 +283,7 @@ void Convolution::forward_residual(const Mat& bottom_blob, const Mat& residual_b
 }
 
 void Convolution::forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top_blobs, const Option& opt) const {
+  check_runnable();
   if (fuse_residual) {
     if (bottom_blobs.size() != 2)
       fail("Convolution ", name, ": a fused residual needs two inputs (data, residual), got ", bottom_blobs.size());

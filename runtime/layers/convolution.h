@@ -44,6 +44,10 @@ class Convolution : public Layer, public ConvLayerParams {
   std::string forced_algo;
   bool force_isa = false;
   Isa forced_isa = Isa::scalar;
+  // With force_isa: accept an ISA this CPU lacks. create_pipeline then generates that ISA's
+  // kernels (for the hinted shape) without running any, for `jitconv dump --isa` and the
+  // code-generation tests; forward refuses.
+  bool generate_only = false;
   // Input shape known at create_pipeline (from -23330 hints or set through the API);
   // kernels for it are generated there instead of at the first forward.
   int hint_w = 0, hint_h = 0;
@@ -56,6 +60,7 @@ class Convolution : public Layer, public ConvLayerParams {
   void forward_residual(const Mat& bottom_blob, const Mat& residual_blob, Mat& top_blob, const Option& opt) const;
 
  private:
+  void check_runnable() const;  // refuses kernels of an ISA this CPU lacks (generate_only)
   std::unique_ptr<ConvImpl> make_impl(const std::string& algo, const ConvParams& p, const float* weights,
                                       const float* bias, const Option& opt) const;
 

@@ -78,7 +78,8 @@ std::unique_ptr<ConvImpl> ConvolutionDepthWise::make_impl(const std::string& alg
 
 void ConvolutionDepthWise::create_pipeline(const Option& opt) {
   isa_ = force_isa ? forced_isa : current_isa();
-  if (!isa_supported(isa_)) fail(label(), ": ISA ", isa_name(isa_), " is not supported by this CPU");
+  if (!isa_supported(isa_) && !(force_isa && generate_only))
+    fail(label(), ": ISA ", isa_name(isa_), " is not supported by this CPU");
   if (int8_scale_term && dynamic_weight) fail(label(), ": int8 inference needs static weights");
   if (dynamic_weight) return;  // the weights arrive with each forward
   if (weight_data.empty())
@@ -137,10 +138,16 @@ void ConvolutionDepthWise::create_int8_pipeline(const ConvParams& p, const Optio
   choice_reason_ = "int8 weights and scales with use_int8_inference: each group an int8 convolution";
 }
 
+void ConvolutionDepthWise::check_runnable() const {
+  if (!isa_supported(isa_))
+    fail(label(), ": built with generate_only for ", isa_name(isa_), ", which this CPU cannot run");
+}
+
 void ConvolutionDepthWise::destroy_pipeline(const Option& opt) { impl_.reset(); }
 
 void ConvolutionDepthWise::forward(const Mat& bottom_blob, Mat& top_blob, const Option& opt) const {
   if (!impl_) fail(label(), ": forward before create_pipeline");
+  check_runnable();
   const ConvParams p = params();
   if (bottom_blob.dims != 3) fail(label(), ": expects a 3-D input (c, h, w), got dims ", bottom_blob.dims);
   if (bottom_blob.c * bottom_blob.elempack != p.ic)
@@ -159,6 +166,7 @@ void ConvolutionDepthWise::forward(const Mat& bottom_blob, Mat& top_blob, const 
 
 void ConvolutionDepthWise::forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>& top_blobs,
                                    const Option& opt) const {
+  check_runnable();
   if (!dynamic_weight) {
     if (bottom_blobs.size() != 1) fail(label(), ": expects one input, got ", bottom_blobs.size());
     top_blobs.resize(1);

@@ -54,10 +54,15 @@ class ConvolutionDepthWise : public Layer, public ConvLayerParams {
   std::string forced_algo;
   bool force_isa = false;
   Isa forced_isa = Isa::scalar;
+  // With force_isa: accept an ISA this CPU lacks. create_pipeline then generates that ISA's
+  // kernels (for the hinted shape) without running any, for `jitconv dump --isa` and the
+  // code-generation tests; forward refuses.
+  bool generate_only = false;
   // Input shape known at create_pipeline; kernels for it are generated there.
   int hint_w = 0, hint_h = 0;
 
  private:
+  void check_runnable() const;  // refuses kernels of an ISA this CPU lacks (generate_only)
   void create_int8_pipeline(const ConvParams& p, const Option& opt);
   std::unique_ptr<ConvImpl> make_impl(const std::string& algo, const ConvParams& p, const float* weights,
                                       const float* bias, const Option& opt) const;
