@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <utility>
+#include <vector>
 
 #include "runtime/allocator.h"
 #include "runtime/error.h"
@@ -85,9 +86,13 @@ MappedFile::MappedFile(const std::string& path) : path_(path) {
     ::close(fd);
     fail("cannot stat ", path, ": ", strerror(err));
   }
-  if (!S_ISREG(st.st_mode)) {
+  if (S_ISDIR(st.st_mode)) {
     ::close(fd);
-    fail("cannot map ", path, ": not a regular file");
+    fail("cannot read ", path, ": a directory, not a file");
+  }
+  if (!S_ISREG(st.st_mode)) {  // a pipe, FIFO or character device: nothing to map
+    copy_stream(fd);
+    return;
   }
   size_ = static_cast<size_t>(st.st_size);
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
@@ -110,6 +115,42 @@ MappedFile::MappedFile(const std::string& path) : path_(path) {
     fail("cannot map ", path, " (", size_, " bytes): ", strerror(err));
   }
   ::close(fd);
+  data_ = static_cast<unsigned char*>(region_);
+  readable_after_end_ = region_size_ - size_;
+}
+
+// A stream (`jitconv run <(zcat m.param.gz) ...`, /dev/stdin) is read to its end into an
+// anonymous region laid out like a mapping: the same zero trailing bytes, and weights
+// referenced in place. ncnn's load_param / load_model by path read
+// such files with stdio.
+void MappedFile::copy_stream(int fd) {
+  std::vector<unsigned char> bytes;
+  unsigned char chunk[1 << 16];
+  for (;;) {
+    const ssize_t got = ::read(fd, chunk, sizeof(chunk));
+    if (got == 0) break;
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      ::close(fd);
+      fail("cannot read ", path_, ": ", strerror(err));
+    }
+    bytes.insert(bytes.end(), chunk, chunk + got);
+  }
+  ::close(fd);
+  size_ = bytes.size();
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  region_size_ = align_size(size_, page) + align_size(kOverreadBytes, page);
+  region_ = mmap(nullptr, region_size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (region_ == MAP_FAILED) {
+    const int err = errno;
+    region_ = nullptr;
+    fail("cannot hold ", path_, " (", size_, " bytes): ", strerror(err));
+  }
+  if (size_ > 0) memcpy(region_, bytes.data(), size_);
+  // As a mapped file: its pages writable (private), the zero pages after them read-only.
+  const size_t file_pages = align_size(size_, page);
+  mprotect(static_cast<unsigned char*>(region_) + file_pages, region_size_ - file_pages, PROT_READ);
   data_ = static_cast<unsigned char*>(region_);
   readable_after_end_ = region_size_ - size_;
 }

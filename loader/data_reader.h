@@ -60,7 +60,9 @@ class DataReaderFromMemory : public DataReader {
 
 // A whole file mapped read-only (private copy-on-write pages, so a layer that writes to
 // its zero-copy weights changes neither the file nor other mappings). At least
-// kOverreadBytes readable bytes follow the last byte of the file. Move-only.
+// kOverreadBytes readable bytes follow the last byte of the file. A file that cannot be
+// mapped (a pipe, a FIFO, /dev/stdin) is read to its end into memory laid out the same
+// way; a directory is an error. Move-only.
 class MappedFile {
  public:
   explicit MappedFile(const std::string& path);
@@ -78,6 +80,7 @@ class MappedFile {
 
  private:
   void unmap();
+  void copy_stream(int fd);  // reads a non-mappable file to its end, closes fd
   std::string path_;
   unsigned char* data_ = nullptr;
   size_t size_ = 0;

@@ -1,8 +1,12 @@
 // Data readers: bounds, lines, zero-copy rules, memory-mapped and FILE* sources.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "loader/data_reader.h"
@@ -129,8 +133,34 @@ TEST(LoaderDataReader, MappedFileHasSlackAndMoves) {
 
   EXPECT_NE(error_of([&] { MappedFile(dir.file("missing")); }).find("cannot open"), std::string::npos);
   EXPECT_NE(error_of([&] { MappedFile(std::filesystem::path(dir.file("m")).parent_path().string()); })
-                .find("not a regular file"),
+                .find("a directory, not a file"),
             std::string::npos);
+}
+
+// A FIFO (process substitution, a pipe from zcat) cannot be mapped: it is read to its end
+// into memory laid out like a mapping, as ncnn reads such paths with stdio.
+TEST(LoaderDataReader, MappedFileReadsAFifoToItsEnd) {
+  test::TempDir dir;
+  const std::string fifo = dir.file("pipe");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0) << strerror(errno);
+  std::vector<unsigned char> data(200000);  // several pipe buffers
+  for (size_t i = 0; i < data.size(); i++) data[i] = static_cast<unsigned char>(i * 13 + 1);
+  std::thread writer([&] {
+    FILE* f = fopen(fifo.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    ASSERT_EQ(fwrite(data.data(), 1, data.size(), f), data.size());
+    fclose(f);
+  });
+  MappedFile file(fifo);
+  writer.join();
+  ASSERT_EQ(file.size(), data.size());
+  EXPECT_EQ(memcmp(file.data(), data.data(), data.size()), 0);
+  EXPECT_GE(file.readable_after_end(), kOverreadBytes);
+  for (size_t i = 0; i < kOverreadBytes; i++) ASSERT_EQ(file.data()[file.size() + i], 0) << i;
+  // Its bytes are private and writable, as a mapped file's (layers may scribble on their
+  // zero-copy weights).
+  const_cast<unsigned char*>(file.data())[0] = 0xAB;
+  EXPECT_EQ(file.data()[0], 0xAB);
 }
 
 }  // namespace
