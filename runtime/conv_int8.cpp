@@ -50,8 +50,10 @@ std::unique_ptr<ConvImpl> make_conv_int8(const layers::Convolution& layer, Isa i
       fail("bias_data holds ", layer.bias_data.w, " values, expected ", p.oc);
     const int in_pack = opt.use_packing_layout ? preferred_elempack(isa, p.ic) : 1;
     const int out_pack = opt.use_packing_layout ? preferred_elempack(isa, p.oc) : 1;
+    ConvInt8::Tuning tuning;
+    tuning.generate_only = layer.force_isa && layer.generate_only;
     return std::make_unique<ConvInt8>(p, weights, scales, p.bias ? static_cast<const float*>(layer.bias_data) : nullptr,
-                                      isa, in_pack, out_pack);
+                                      isa, in_pack, out_pack, tuning);
   } catch (const Error& e) {
     fail("Convolution ", layer.name, ": ", e.what());
   }

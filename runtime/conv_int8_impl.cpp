@@ -21,6 +21,10 @@ bool finite_positive(float v) { return std::isfinite(v) && v > 0.f; }
 }  // namespace
 
 ConvInt8::ConvInt8(const ConvParams& params, const int8_t* weights, const Int8Scales& scales, const float* bias,
+                   Isa isa, int in_pack, int out_pack)
+    : ConvInt8(params, weights, scales, bias, isa, in_pack, out_pack, Tuning()) {}
+
+ConvInt8::ConvInt8(const ConvParams& params, const int8_t* weights, const Int8Scales& scales, const float* bias,
                    Isa isa, int in_pack, int out_pack, const Tuning& tuning)
     : params_(params), isa_(isa), vlen_(gemm_int8_vlen(isa)), in_pack_(in_pack), out_pack_(out_pack) {
   const ConvParams& p = params;
@@ -47,8 +51,12 @@ ConvInt8::ConvInt8(const ConvParams& params, const int8_t* weights, const Int8Sc
     fail("int8 convolution: top blob scale is ", scales.top, " (must be finite and > 0)");
   if (!std::isfinite(p.pad_value)) fail("int8 convolution: pad_value ", p.pad_value, " is not finite");
 
-  dot_ = tuning.dot ? *tuning.dot : default_int8_dot(isa);
-  if (isa != Isa::scalar && !int8_dot_supported(isa, dot_))
+  const bool absent_isa = tuning.generate_only && !isa_supported(isa);  // kernels generated, never run
+  if (absent_isa)
+    dot_ = tuning.dot ? *tuning.dot : (isa == Isa::avx512 ? Int8Dot::vnni : Int8Dot::madd16);
+  else
+    dot_ = tuning.dot ? *tuning.dot : default_int8_dot(isa);
+  if (isa != Isa::scalar && !absent_isa && !int8_dot_supported(isa, dot_))
     fail("int8 convolution: ", int8_dot_name(dot_), " dot products are not available at ", isa_name(isa),
          " on this CPU");
   group_elems_ = int8_dot_group_elems(dot_);

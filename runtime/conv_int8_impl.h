@@ -51,12 +51,17 @@ class ConvInt8 final : public ConvImpl {
   struct Tuning {
     std::optional<Form> form;
     std::optional<Int8Dot> dot;
+    // An ISA this CPU lacks (Convolution::generate_only): generate its kernels without the
+    // CPU check; the dot defaults to VNNI on AVX-512, which every AVX-512 target here has.
+    bool generate_only = false;
   };
 
   // weights: oc x ic x kh x kw int8 (OIHW); bias: oc values or null. Throws
   // jitconv::Error naming the bad value for invalid scales, elempacks or sizes.
   ConvInt8(const ConvParams& params, const int8_t* weights, const Int8Scales& scales, const float* bias, Isa isa,
-           int in_pack, int out_pack, const Tuning& tuning = Tuning());
+           int in_pack, int out_pack, const Tuning& tuning);
+  ConvInt8(const ConvParams& params, const int8_t* weights, const Int8Scales& scales, const float* bias, Isa isa,
+           int in_pack, int out_pack);  // default Tuning (a default argument cannot name it inside the class)
 
   int in_elempack() const override { return in_pack_; }
   int out_elempack() const override { return out_pack_; }

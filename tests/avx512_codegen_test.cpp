@@ -323,6 +323,101 @@ TEST(Avx512Codegen, WinogradTransformForms) {
   EXPECT_EQ(generated, 3 * 2 * 2 * (1 + 7));
 }
 
+// int8 Convolution / ConvolutionDepthWise layers (ncnn2int8's form: int8 weights, per
+// output channel scales, one input scale, a top scale when requantizing): the drivers'
+// rows and im2col forms with VNNI, as an AVX-512 target runs them.
+TEST(Avx512Codegen, Int8LayerKernels) {
+  struct Int8Case {
+    std::string desc;
+    int scale_term;  // 1: dequantize, 101: requantize
+    std::string act;
+    std::string form;  // what describe() names
+  };
+  const std::vector<Int8Case> cases = {
+      {"mb1ic3ih32oc32oh16kh7sh2ph3", 1, "none", "im2col"},  // under 16 input channels
+      {"mb1ic11ih13oc33oh13kh3ph1", 101, "relu", "im2col"},
+      {"mb1ic19ih13oc33oh13kh3ph1", 101, "relu", "rows"},
+      {"mb1ic128ih9oc64oh9kh3ph1", 1, "leaky:0.1", "rows"},
+      {"mb1ic64ih14oc96oh14kh1ph0", 101, "none", "rows"},
+      {"mb1ic64ih14oc48oh7kh1sh2ph0", 1, "clip:-0.5:0.7", "rows"},
+      {"mb1ic32ih11oc40oh11kh3ph1", 1, "sigmoid", "rows"},
+      {"mb1ic8ih11oc40oh11kh3ph1", 1, "mish", "im2col"},
+      {"mb1ic32ih11oc40oh11kh3ph1", 1, "hardswish:0.2:0.5", "rows"},
+      {"mb1g4ic32ih11oc64oh11kh3ph1", 1, "relu", "grouped"},
+  };
+  for (const Int8Case& c : cases) {
+    SCOPED_TRACE(c.desc + " scale term " + std::to_string(c.scale_term) + " --act " + c.act);
+    const ConvDesc d = parse_conv_desc(c.desc);
+    const Activation act = Activation::parse(c.act);
+    const int weight_count = d.oc * (d.ic / d.g) * d.kh * d.kw;
+    ParamDict pd;
+    pd.set(0, d.oc);
+    pd.set(1, d.kw);
+    pd.set(11, d.kh);
+    pd.set(3, d.sw);
+    pd.set(13, d.sh);
+    pd.set(4, d.pad_left);
+    pd.set(15, std::max(0, d.pad_right));
+    pd.set(14, d.pad_top);
+    pd.set(16, std::max(0, d.pad_bottom));
+    pd.set(5, 1);
+    pd.set(6, weight_count);
+    if (d.g != 1) pd.set(7, d.g);
+    pd.set(8, c.scale_term);
+    pd.set(9, static_cast<int>(act.type));
+    pd.set(10, std::vector<float>{act.alpha, act.beta});
+    Mat weights(weight_count, static_cast<size_t>(1), 1);
+    for (int i = 0; i < weight_count; i++) static_cast<int8_t*>(weights.data)[i] = static_cast<int8_t>(i % 255 - 127);
+    Mat weight_scales(d.g == 1 ? d.oc : d.g);
+    weight_scales.fill(60.f);
+    Mat bottom_scale(1), top_scale(1);
+    bottom_scale.fill(20.f);
+    top_scale.fill(10.f);
+    std::vector<Mat> blobs = {weights, random_mat(d.oc, 5u), weight_scales, bottom_scale};
+    if (c.scale_term > 100) blobs.push_back(top_scale);
+    std::unique_ptr<Layer> layer;
+    if (d.g == 1) {
+      auto conv = std::make_unique<layers::Convolution>();
+      conv->force_isa = true;
+      conv->forced_isa = Isa::avx512;
+      conv->generate_only = true;
+      conv->hint_w = d.iw;
+      conv->hint_h = d.ih;
+      layer = std::move(conv);
+    } else {
+      auto conv = std::make_unique<layers::ConvolutionDepthWise>();
+      conv->force_isa = true;
+      conv->forced_isa = Isa::avx512;
+      conv->generate_only = true;
+      conv->hint_w = d.iw;
+      conv->hint_h = d.ih;
+      layer = std::move(conv);
+    }
+    layer->name = "avx512_codegen_int8";
+    std::string describe;
+    try {
+      layer->load_param(pd);
+      layer->load_model(ModelBinFromMatArray(blobs));
+      Option opt;
+      opt.use_int8_inference = true;
+      layer->create_pipeline(opt);
+      describe = layer->describe();
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "generation failed: " << e.what();
+      continue;
+    }
+    SCOPED_TRACE(describe);
+    EXPECT_NE(describe.find(c.form), std::string::npos);
+    EXPECT_NE(describe.find("int8 avx512 vnni"), std::string::npos);
+    const std::vector<std::string> names = kernel_names(describe);
+    EXPECT_FALSE(names.empty()) << "no kernel listed";
+    for (const std::string& n : names) {
+      EXPECT_NE(n.find("gemm_int8_avx512_vnni"), std::string::npos) << n;
+      expect_avx512_kernel(n);
+    }
+  }
+}
+
 // generate_only is what lets the layers above accept an ISA the CPU lacks: without it
 // create_pipeline refuses, with it forward does (the kernels cannot run here).
 TEST(Avx512Codegen, GenerateOnlyLayersRefuseToRun) {
