@@ -157,7 +157,8 @@ void Convolution::create_pipeline(const Option& opt) {
     std::string algo = forced_algo;
     if (!algo.empty()) {
       choice_reason_ = "forced";
-    } else if (opt.use_autotune && hint_w > 0 && hint_h > 0 && isa_ != Isa::scalar) {
+    } else if (opt.use_autotune && hint_w > 0 && hint_h > 0 && isa_ != Isa::scalar && isa_supported(isa_)) {
+      // (autotune times the paths: not under generate_only for an ISA this CPU lacks)
       const int in_pack = opt.use_packing_layout ? preferred_elempack(isa_, p.ic) : 1;
       const int out_pack = opt.use_packing_layout ? preferred_elempack(isa_, p.oc) : 1;
       const float* w = weight_data;
