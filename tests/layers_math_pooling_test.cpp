@@ -107,6 +107,96 @@ TEST(MathPooling, AdaptiveMatchesReference) {
       }
 }
 
+// An average that excludes padding in the SAME modes sums and counts the positions inside
+// the region the pad *parameters* give, as ncnn's loop does (`if (sy < pad_top) continue;
+// ... sum += val; area += 1;` over the SAME-padded blob). Hand-computed on a 3x3 input
+// 1..9, kernel 3, stride 1 (computed SAME pads 1 on every side): parameters 0 count the
+// padding as zeros, 1 give the usual excluding average, 2 leave only the centre sample.
+TEST(MathPooling, ExcludingAverageInSameModesSumsWhatItCounts) {
+  const float sums[9] = {12, 21, 16, 27, 45, 33, 24, 39, 28};  // each window's input samples
+  const float areas_pad1[9] = {4, 6, 4, 6, 9, 6, 4, 6, 4};
+  for (int pad_mode : {2, 3})
+    for (int pad_param : {0, 1, 2})
+      for (int pack : {1, 4}) {
+        SCOPED_TRACE("pad_mode " + std::to_string(pad_mode) + " pad params " + std::to_string(pad_param) +
+                     " elempack " + std::to_string(pack));
+        std::unique_ptr<Layer> pool = create_layer("Pooling");
+        ParamDict pd;
+        pd.set(0, 1);
+        pd.set(1, 3);
+        pd.set(2, 1);
+        pd.set(3, pad_param);
+        pd.set(5, pad_mode);
+        pd.set(6, 0);
+        pool->load_param(pd);
+        Mat plain(3, 3, 4);
+        for (int q = 0; q < 4; q++)
+          for (int i = 0; i < 9; i++) plain.channel(q)[i] = static_cast<float>(i + 1);
+        Mat in, out, out_plain;
+        convert_packing(plain, in, pack, Option());
+        pool->forward(in, out, Option());
+        convert_packing(out, out_plain, 1, Option());
+        ASSERT_EQ(out_plain.w, 3);
+        ASSERT_EQ(out_plain.h, 3);
+        for (int q = 0; q < 4; q++)
+          for (int i = 0; i < 9; i++) {
+            const float want = pad_param == 0 ? sums[i] / 9 : pad_param == 1 ? sums[i] / areas_pad1[i] : 5.f;
+            EXPECT_FLOAT_EQ(out_plain.channel(q)[i], want) << "channel " << q << " output " << i;
+          }
+      }
+  // The same settings on larger inputs, against the reference layer.
+  uint32_t seed = 4900;
+  for (int pad_mode : {2, 3})
+    for (int pad_param : {2, 3})
+      for (const ShapeCase& s : {ShapeCase{3, 9, 7, 1, 8}, ShapeCase{3, 8, 10, 1, 3}})
+        LayerTester("Pooling")
+            .param(0, 1)
+            .param(1, 5)
+            .param(11, 4)
+            .param(2, 1)
+            .param(12, 2)
+            .param(3, pad_param)
+            .param(14, pad_param - 1)
+            .param(13, pad_param)
+            .param(15, 1)
+            .param(5, pad_mode)
+            .input(make_input(s, seed++))
+            .test();
+}
+
+// out_w / out_h -233 keep the input's extent (ncnn, as pnnx writes AdaptiveAvgPool2d((None, n))).
+TEST(MathPooling, AdaptiveMinus233KeepsTheInputExtent) {
+  uint32_t seed = 6100;
+  for (int type = 0; type <= 1; type++)
+    for (const auto& o : std::vector<std::pair<int, int>>{{-233, 2}, {3, -233}, {-233, -233}})
+      LayerTester("Pooling")
+          .param(0, type)
+          .param(7, 1)
+          .param(8, o.first)
+          .param(18, o.second)
+          .input(make_input(ShapeCase{3, 7, 5, 1, 8}, seed++))
+          .test();
+  std::unique_ptr<Layer> pool = create_layer("Pooling");
+  ParamDict pd;
+  pd.set(0, 1);
+  pd.set(7, 1);
+  pd.set(8, -233);
+  pd.set(18, 2);
+  pool->load_param(pd);
+  Mat in(4, 3, 1), out;
+  for (int i = 0; i < 12; i++) in[i] = static_cast<float>(i);
+  pool->forward(in, out, Option());
+  ASSERT_EQ(out.w, 4);
+  ASSERT_EQ(out.h, 2);
+  // Rows [0, 2) and [1, 3): each column's mean over two rows.
+  for (int x = 0; x < 4; x++) {
+    EXPECT_FLOAT_EQ(out.row(0)[x], (x + (4 + x)) / 2.f);
+    EXPECT_FLOAT_EQ(out.row(1)[x], ((4 + x) + (8 + x)) / 2.f);
+  }
+  pd.set(8, -5);
+  EXPECT_NE(error_of([&] { create_layer("Pooling")->load_param(pd); }).find("-233"), std::string::npos);
+}
+
 TEST(MathPooling, FullPaddingRoundsUpValidRoundsDown) {
   // 6 columns, kernel 3, stride 2: ceil -> 3 outputs (a tail column of padding), floor -> 2.
   for (int pad_mode : {0, 1}) {

@@ -9,7 +9,7 @@ namespace jitconv {
 namespace reference_layers {
 
 // Pooling the way ncnn spells it out: materialize the padded channel (-FLT_MAX or 0),
-// slide the window, and for an average without padding count the positions inside
+// slide the window, and for an average without padding sum and count the positions inside
 // [pad_top, padded_h - pad_bottom - htail) x [pad_left, padded_w - pad_right - wtail).
 class PoolingRef final : public Layer {
  public:
@@ -49,12 +49,13 @@ class PoolingRef final : public Layer {
       return;
     }
     if (adaptive_) {
-      out = Mat(out_w_, out_h_, c);
+      const int out_w = out_w_ == -233 ? w : out_w_, out_h = out_h_ == -233 ? h : out_h_;  // -233: the input's
+      out = Mat(out_w, out_h, c);
       for (int q = 0; q < c; q++)
-        for (int oy = 0; oy < out_h_; oy++)
-          for (int ox = 0; ox < out_w_; ox++) {
-            const int y0 = oy * h / out_h_, y1 = ((oy + 1) * h + out_h_ - 1) / out_h_;
-            const int x0 = ox * w / out_w_, x1 = ((ox + 1) * w + out_w_ - 1) / out_w_;
+        for (int oy = 0; oy < out_h; oy++)
+          for (int ox = 0; ox < out_w; ox++) {
+            const int y0 = oy * h / out_h, y1 = ((oy + 1) * h + out_h - 1) / out_h;
+            const int x0 = ox * w / out_w, x1 = ((ox + 1) * w + out_w - 1) / out_w;
             double acc = type_ == 0 ? -1e300 : 0.0;
             for (int y = y0; y < y1; y++)
               for (int x = x0; x < x1; x++) {
@@ -97,8 +98,12 @@ class PoolingRef final : public Layer {
             for (int kx = 0; kx < kw_; kx++) {
               const int y = oy * sh_ + ky, x = ox * sw_ + kx;
               const double v = padded[y * bw + x];
-              acc = type_ == 0 ? std::max(acc, v) : acc + v;
-              if (y >= pt_ && y < bh - pb_ - htail && x >= pl_ && x < bw - pr_ - wtail) area++;
+              const bool counted = y >= pt_ && y < bh - pb_ - htail && x >= pl_ && x < bw - pr_ - wtail;
+              if (type_ == 0)
+                acc = std::max(acc, v);
+              else if (include_pad_ || counted)  // an excluding average sums what it counts
+                acc += v;
+              if (counted) area++;
             }
           if (type_ == 1) acc /= include_pad_ ? kw_ * kh_ : area;
           at(out, ox, oy, 0, q) = static_cast<float>(acc);

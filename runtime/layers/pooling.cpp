@@ -5,9 +5,10 @@
 // rounding; 1 valid: the given pads, floor rounding; 2 SAME_UPPER; 3 SAME_LOWER),
 // 6 avgpool_count_include_pad, 7 adaptive_pooling, 8 out_w, 18 out_h.
 //
-// As in ncnn, an average that excludes padding counts the window positions inside
+// As in ncnn, an average that excludes padding counts and sums the window positions inside
 // [pad_left, padded_w - pad_right - tail) using the pad *parameters*, also in the SAME
-// modes (whose computed padding then counts as real). ncnn does not drop a last window
+// modes: their computed padding then counts (as zeros) where the parameters are smaller,
+// and input samples outside the region are left out where the parameters are larger. ncnn does not drop a last window
 // that starts in the padding (Caffe does): such a window yields -FLT_MAX (max) or 0
 // (average over the kernel area); an excluding average of it would be 0/0 and is rejected.
 #include <algorithm>
@@ -47,7 +48,11 @@ class Pooling final : public Layer {
     if (pooling_type_ != 0 && pooling_type_ != 1) fail(me, ": pooling_type (param 0) must be 0 or 1, got ", pooling_type_);
     if (global_) return;
     if (adaptive_) {
-      if (out_w_ <= 0 || out_h_ <= 0) fail(me, ": adaptive pooling needs out_w/out_h (params 8/18) > 0, got ", out_w_, "x", out_h_);
+      // -233 keeps that input extent (pnnx writes it for AdaptiveAvgPool2d((None, n))).
+      auto valid = [](int v) { return v > 0 || v == -233; };
+      if (!valid(out_w_) || !valid(out_h_))
+        fail(me, ": adaptive pooling needs out_w/out_h (params 8/18) > 0 or -233 (the input's), got ", out_w_, "x",
+             out_h_);
       return;
     }
     if (kernel_w_ <= 0 || kernel_h_ <= 0) fail(me, ": kernel (params 1/11) must be positive, got ", kernel_w_, "x", kernel_h_);
@@ -74,12 +79,13 @@ class Pooling final : public Layer {
       return;
     }
     if (adaptive_) {
+      const int out_w = out_w_ == -233 ? bottom.w : out_w_, out_h = out_h_ == -233 ? bottom.h : out_h_;
       Mat out;
-      create_blob(out, 3, out_w_, out_h_, 1, bottom.c, lanes, opt.blob_allocator);
+      create_blob(out, 3, out_w, out_h, 1, bottom.c, lanes, opt.blob_allocator);
 #pragma omp parallel for num_threads(thread_count(opt, plane_elements(bottom) * bottom.c * lanes))
       for (int q = 0; q < bottom.c; q++) {
         const PoolAdaptiveJob job{channel_ptr(bottom, q), channel_ptr(out, q), bottom.w, bottom.h, lanes,
-                                  out_w_, out_h_, is_max};
+                                  out_w, out_h, is_max};
         JITCONV_SIMD_CALL(pool_adaptive_channel, job);
       }
       top = out;
@@ -144,6 +150,14 @@ class Pooling final : public Layer {
     job.hi_x = padded_w - pad_right_ - wtail;
     job.lo_y = pad_top_;
     job.hi_y = padded_h - pad_bottom_ - htail;
+    // The input read: all of it, or for an excluding average the part inside the counted
+    // region (the whole input unless SAME modes meet larger pad parameters).
+    auto clamp = [](long long v, int hi) { return static_cast<int>(std::max(0LL, std::min<long long>(v, hi))); };
+    const bool region = !job.max && !job.count_include_pad;
+    job.x_begin = region ? clamp(static_cast<long long>(job.lo_x) - pl, w) : 0;
+    job.x_end = region ? std::max(job.x_begin, clamp(static_cast<long long>(job.hi_x) - pl, w)) : w;
+    job.y_begin = region ? clamp(static_cast<long long>(job.lo_y) - pt, h) : 0;
+    job.y_end = region ? std::max(job.y_begin, clamp(static_cast<long long>(job.hi_y) - pt, h)) : h;
     if (!job.max && !job.count_include_pad) {
       auto counted = [](int start, int len, int lo, int hi) { return std::min(start + len, hi) - std::max(start, lo); };
       if (counted(0, kernel_w_, job.lo_x, job.hi_x) <= 0 ||

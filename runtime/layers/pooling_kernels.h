@@ -7,7 +7,9 @@ namespace jitconv {
 namespace layers {
 
 // A 2-D window sweep over one channel. Coordinates are those of the input padded by
-// (pad_top, pad_left); nothing is materialized: windows are clipped to the real input.
+// (pad_top, pad_left); nothing is materialized: windows are clipped to the input's
+// [x_begin, x_end) x [y_begin, y_end) (the whole input, or for an average that excludes
+// padding the input inside the counted region), the rest counting as padding.
 struct PoolWindowJob {
   const float* src;
   float* dst;
@@ -18,6 +20,7 @@ struct PoolWindowJob {
   bool max;                // else average
   bool count_include_pad;  // average divisor: kernel area, else the count inside [lo, hi)
   int lo_x, hi_x, lo_y, hi_y;  // padded-coordinate region counted when !count_include_pad
+  int x_begin, x_end, y_begin, y_end;  // input columns / rows read (row stride stays w)
 };
 
 // ncnn's adaptive pooling: window [floor(i*in/out), ceil((i+1)*in/out)) per axis.

@@ -31,18 +31,18 @@ void window_channel(const PoolWindowJob& j) {
   constexpr bool is_max = kMax;
   // Output columns whose window lies inside the real input along x.
   int ox_lo = 0;
-  while (ox_lo < j.outw && ox_lo * j.stride_w - j.pad_left < 0) ox_lo++;
+  while (ox_lo < j.outw && ox_lo * j.stride_w - j.pad_left < j.x_begin) ox_lo++;
   int ox_hi = ox_lo;
-  while (ox_hi < j.outw && ox_hi * j.stride_w - j.pad_left + j.kernel_w <= j.w) ox_hi++;
+  while (ox_hi < j.outw && ox_hi * j.stride_w - j.pad_left + j.kernel_w <= j.x_end) ox_hi++;
   const int interior = ox_hi - ox_lo;
   // Row sums of the one-lane path (packed lanes keep their windows in registers).
   std::vector<float> acc(L < 4 && interior > 0 ? static_cast<size_t>(interior) * L : 0);
 
   for (int oy = 0; oy < j.outh; oy++) {
     const int wy = oy * j.stride_h - j.pad_top;  // window top in input rows
-    const int y0 = wy > 0 ? wy : 0;
-    const int y1 = wy + j.kernel_h < j.h ? wy + j.kernel_h : j.h;
-    const bool y_clipped = wy < 0 || wy + j.kernel_h > j.h;
+    const int y0 = wy > j.y_begin ? wy : j.y_begin;
+    const int y1 = wy + j.kernel_h < j.y_end ? wy + j.kernel_h : j.y_end;
+    const bool y_clipped = wy < j.y_begin || wy + j.kernel_h > j.y_end;
     const int rows_counted = overlap(oy * j.stride_h, j.kernel_h, j.lo_y, j.hi_y);
     float* out_row = j.dst + static_cast<size_t>(oy) * j.outw * L;
 
@@ -129,8 +129,8 @@ void window_channel(const PoolWindowJob& j) {
     for (int ox = 0; ox < j.outw; ox++) {
       if (ox >= ox_lo && ox < ox_hi) continue;
       const int wx = ox * j.stride_w - j.pad_left;
-      const int x0 = wx > 0 ? wx : 0;
-      const int x1 = wx + j.kernel_w < j.w ? wx + j.kernel_w : j.w;
+      const int x0 = wx > j.x_begin ? wx : j.x_begin;
+      const int x1 = wx + j.kernel_w < j.x_end ? wx + j.kernel_w : j.x_end;
       float a[L];
       for (int l = 0; l < L; l++) a[l] = is_max ? -FLT_MAX : 0.f;
       for (int y = y0; y < y1; y++)
