@@ -248,10 +248,7 @@ TEST(MathInnerProduct, Int8MatchesTheInt8Reference) {
   convert_packing(out, plain, 1, Option());
   for (int o = 0; o < 3; o++) EXPECT_FLOAT_EQ(static_cast<const float*>(plain.data)[o], 0.153f);
 
-  // Several rows of a 2-D input are not supported on the int8 path (a clear error), and
   // int8 weights need use_int8_inference.
-  EXPECT_NE(error_of([&] { l->forward(random_mat(18, 2, 1u), out, Option()); }).find("several rows"),
-            std::string::npos);
   std::unique_ptr<Layer> off = create_layer("InnerProduct");
   off->load_param(pd);
   off->load_model(ModelBinFromMatArray({ones, ws, bs}));
@@ -259,6 +256,85 @@ TEST(MathInnerProduct, Int8MatchesTheInt8Reference) {
   no_int8.use_int8_inference = false;
   EXPECT_NE(error_of([&] { off->create_pipeline(no_int8); }).find("int8 weights need use_int8_inference"),
             std::string::npos);
+}
+
+// int8 InnerProduct takes every input ncnn's forward_int8 takes: rows of a 2-D input (one
+// output row each) and any other blob of num_input values, flattened. Each must give, bit
+// for bit, what the 1-D form gives on the same values (that form is checked against
+// reference_conv2d_int8 above).
+TEST(MathInnerProduct, Int8TakesRowsAndEveryFlattenedShape) {
+  const int num_input = 12, num_output = 20;
+  std::mt19937 rng(917);
+  std::uniform_int_distribution<int> level(-127, 127);
+  Mat weights(num_input * num_output, static_cast<size_t>(1), 1);
+  for (int i = 0; i < num_input * num_output; i++) static_cast<int8_t*>(weights.data)[i] = static_cast<int8_t>(level(rng));
+  Mat scales(num_output), bottom_scale(1);
+  for (int o = 0; o < num_output; o++) scales[o] = 30.f + o;
+  bottom_scale[0] = 40.f;
+  for (int act : {0, 1, 4}) {
+    SCOPED_TRACE("activation " + std::to_string(act));
+    std::unique_ptr<Layer> l = create_layer("InnerProduct");
+    ParamDict pd;
+    pd.set(0, num_output);
+    pd.set(1, 1);
+    pd.set(2, num_input * num_output);
+    pd.set(8, 1);
+    pd.set(9, act);
+    l->load_param(pd);
+    l->load_model(ModelBinFromMatArray({weights, random_mat(num_output, 3u), scales, bottom_scale}));
+    Option opt;
+    opt.num_threads = 2;
+    l->create_pipeline(opt);
+    // What the 1-D form gives on num_input values.
+    auto one_row = [&](const float* values) {
+      Mat in(num_input), out, plain;
+      std::memcpy(in.data, values, num_input * sizeof(float));
+      l->forward(in, out, opt);
+      convert_packing(out, plain, 1, opt);
+      EXPECT_EQ(plain.dims, 1);
+      return std::vector<float>(static_cast<const float*>(plain.data), static_cast<const float*>(plain.data) + num_output);
+    };
+    for (int rows : {2, 3, 8}) {
+      for (int pack : {1, 4}) {
+        if (rows % pack) continue;
+        SCOPED_TRACE(std::to_string(rows) + " rows, elempack " + std::to_string(pack));
+        const Mat plain_in = random_mat(num_input, rows, 50u + rows);
+        Mat in, out, plain;
+        convert_packing(plain_in, in, pack, opt);
+        l->forward(in, out, opt);
+        EXPECT_EQ(out.elempack, pack);
+        convert_packing(out, plain, 1, opt);
+        ASSERT_EQ(plain.dims, 2);
+        ASSERT_EQ(plain.w, num_output);
+        ASSERT_EQ(plain.h, rows);
+        for (int r = 0; r < rows; r++) {
+          const std::vector<float> want = one_row(plain_in.row(r));
+          EXPECT_EQ(std::memcmp(plain.row(r), want.data(), num_output * sizeof(float)), 0) << "row " << r;
+        }
+      }
+    }
+    // Blobs flattened in (c, d, h, w) order: 2-D of one row or of other widths, 3-D of one
+    // channel or several, 4-D.
+    std::vector<Mat> shapes = {Mat(12, 1), Mat(4, 3), Mat(4, 3, 1), Mat(2, 3, 2), Mat(2, 3, 1, 2), Mat(3, 2, 2, 1)};
+    for (Mat& m : shapes) {
+      SCOPED_TRACE("dims " + std::to_string(m.dims) + " " + std::to_string(m.w) + "x" + std::to_string(m.h) + "x" +
+                   std::to_string(m.d) + "x" + std::to_string(m.c));
+      std::vector<float> values(num_input);
+      for (int i = 0; i < num_input; i++) values[i] = 0.1f * static_cast<float>(i) - 0.55f;
+      int i = 0;
+      for (int q = 0; q < m.c; q++) {
+        float* p = static_cast<float*>(m.channel(q).data);
+        for (int k = 0; k < m.w * m.h * m.d; k++) p[k] = values[i++];
+      }
+      Mat out, plain;
+      l->forward(m, out, opt);
+      convert_packing(out, plain, 1, opt);
+      ASSERT_EQ(plain.dims, 1);
+      ASSERT_EQ(plain.w, num_output);
+      const std::vector<float> want = one_row(values.data());
+      EXPECT_EQ(std::memcmp(plain.data, want.data(), num_output * sizeof(float)), 0);
+    }
+  }
 }
 
 }  // namespace test

@@ -6,8 +6,9 @@
 //
 // int8 (int8_scale_term with use_int8_inference, as ncnn2int8 writes it: per-output weight
 // scales and one input scale after the bias, no requantize) is ncnn's int8 convolution of a
-// 1x1 kernel on the flattened input, so it runs on an inner int8 Convolution layer
-// (runtime/conv_int8.h): the same quantization, int32 sums and dequantization.
+// 1x1 kernel on the flattened input (or on the rows of a 2-D input, as pixels), so it runs
+// on an inner int8 Convolution layer (runtime/conv_int8.h): the same quantization, int32
+// sums and dequantization.
 //
 // With AVX2/AVX-512 the product runs on the JIT GEMM microkernel (runtime/innerproduct_gemm.h;
 // fp16 weights when opt.use_fp16_storage and F16C, as ncnn's x86 layer); without, on the
@@ -122,8 +123,15 @@ class InnerProduct final : public Layer {
     check_fp32_blob(*this, bottom);
     const bool rows_mode = rows_form(bottom);
     if (int8_) {
-      if (rows_mode) fail(layer_label(*this), ": int8 on a 2-D input of several rows is not supported");
-      int8_->forward(flatten(bottom, opt), top, opt);  // a 1-D input: the 1x1 layer's InnerProduct form
+      if (rows_mode) {
+        top = int8_rows(bottom, opt);
+        return;
+      }
+      // Any input holding num_input values, as one dense 1-D row: the 1x1 layer's
+      // InnerProduct form (flatten leaves 2-D and one-channel blobs in their shape).
+      Mat flat = flatten(bottom, opt);
+      if (flat.dims != 1) flat = flat.reshape(num_input_, opt.workspace_allocator);
+      int8_->forward(flat, top, opt);
       return;
     }
     if (packed_weight_.empty() && !gemm_) fail(layer_label(*this), ": forward before create_pipeline");
@@ -181,6 +189,29 @@ class InnerProduct final : public Layer {
     for (int q = 0; q < unpacked.c; q++)
       std::copy(channel_ptr(unpacked, q), channel_ptr(unpacked, q) + plane, static_cast<float*>(dense.data) + q * plane);
     return dense;
+  }
+
+  // int8 rows: ncnn's forward_int8 quantizes the whole blob with the one input scale and
+  // multiplies row by row, which is the 1x1 int8 convolution of an image whose pixels are
+  // the rows: [rows][num_input] is transposed into num_input planes of `rows` pixels, and
+  // the (num_output, 1, rows) result back into rows of num_output values.
+  Mat int8_rows(const Mat& bottom, const Option& opt) const {
+    const Mat rows = repack_workspace(bottom, 1, opt);
+    const int n = rows.h;
+    Mat image(n, 1, num_input_, 4u, 1, opt.workspace_allocator);
+    for (int k = 0; k < num_input_; k++) {
+      float* plane = channel_ptr(image, k);
+      for (int r = 0; r < n; r++) plane[r] = rows.row(r)[k];
+    }
+    Mat products;
+    int8_->forward(image, products, opt);
+    const Mat planes = repack_workspace(products, 1, opt);
+    Mat out(num_output_, n, 4u, 1, bottom.elempack > 1 ? opt.workspace_allocator : opt.blob_allocator);
+    for (int o = 0; o < num_output_; o++) {
+      const float* plane = channel_ptr(planes, o);
+      for (int r = 0; r < n; r++) out.row(r)[o] = plane[r];
+    }
+    return bottom.elempack > 1 ? repack_blob(out, bottom.elempack, opt) : out;  // rows pack like the input's
   }
 
   // A 2-D input of several rows gives one output row each; a single row is flattened and
