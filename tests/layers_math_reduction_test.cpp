@@ -2,6 +2,8 @@
 // coeff, and reduce_all.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "tests/layers_math_util.h"
 
 namespace jitconv {
@@ -65,6 +67,67 @@ TEST(MathReduction, ReduceAllAndDefaults) {
     }
   }
   LayerTester("Reduction").param(0, 3).input(make_input(3, 100, 90, 1, 16, 5)).test();
+}
+
+// LogSumExp as max + log(sum exp(x - max)): exact beyond float's exp range, where a plain
+// sum of exp overflows (any input above 88.7) or underflows (every input below -87); it
+// clamped exp's argument to [-87.3, 88] and gave 88 for {88.5, 0}.
+TEST(MathReduction, LogSumExpBeyondTheExpRange) {
+  struct Case {
+    std::vector<float> in;
+    float want;
+  };
+  const float inf = INFINITY;
+  const std::vector<Case> cases = {
+      {{88.5f, 0.f}, 88.5f},           {{100.f, 0.f}, 100.f},           {{88.2f, 88.2f}, 88.2f + std::log(2.f)},
+      {{-95.f, -95.f}, -95.f + std::log(2.f)}, {{-200.f, -201.f}, -200.f + std::log1p(std::exp(-1.f))},
+      {{1.f, 2.f}, 2.f + std::log1p(std::exp(-1.f))}, {{-inf, -inf}, -inf}, {{inf, 3.f}, inf}, {{-inf, 5.f}, 5.f},
+  };
+  for (const Case& c : cases) {
+    std::unique_ptr<Layer> l = create_layer("Reduction");
+    ParamDict pd;
+    pd.set(0, 10);
+    l->load_param(pd);
+    Mat in(static_cast<int>(c.in.size())), out;
+    for (size_t i = 0; i < c.in.size(); i++) in[static_cast<int>(i)] = c.in[i];
+    l->forward(in, out, Option());
+    ASSERT_EQ(out.w, 1);
+    if (std::isinf(c.want))
+      EXPECT_EQ(out[0], c.want) << c.in[0] << ", " << c.in[1];
+    else
+      EXPECT_NEAR(out[0], c.want, 2e-6f * std::fabs(c.want)) << c.in[0] << ", " << c.in[1];
+  }
+  {
+    std::unique_ptr<Layer> l = create_layer("Reduction");
+    ParamDict pd;
+    pd.set(0, 10);
+    l->load_param(pd);
+    Mat in(2), out;
+    in[0] = NAN;
+    in[1] = 1.f;
+    l->forward(in, out, Option());
+    EXPECT_TRUE(std::isnan(out[0]));
+  }
+  // Every axis subset of packed 3-D and 4-D blobs with values up to +-150, against the
+  // double-precision reference; coeff applies after the log.
+  uint32_t seed = 9500;
+  for (const ShapeCase& s : {ShapeCase{3, 7, 5, 1, 16}, ShapeCase{4, 3, 4, 2, 8}, ShapeCase{2, 9, 8, 1, 1}})
+    for (int mask = 1; mask < (1 << s.dims); mask++) {
+      std::vector<int> axes;
+      for (int a = 0; a < s.dims; a++)
+        if (mask & (1 << a)) axes.push_back(a);
+      SCOPED_TRACE(s.name() + " mask " + std::to_string(mask));
+      for (float range : {150.f, -150.f})
+        LayerTester("Reduction")
+            .param(0, 10)
+            .param(1, 0)
+            .param(2, 0.5f)
+            .param(3, axes)
+            .param(5, 1)
+            .input(make_input(s, seed++, range > 0 ? 0.f : range, range > 0 ? range : -80.f))
+            .threads(3)
+            .test();
+    }
 }
 
 TEST(MathReduction, RejectsBadParams) {

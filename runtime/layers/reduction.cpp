@@ -8,7 +8,8 @@
 // outer axis is not reduced the lanes are independent and the packing carries over to
 // the output (whose outer axis is still c); otherwise the input is unpacked first.
 // Reducing G runs in two stages: every group reduces itself in parallel, then the
-// per-group partials are combined.
+// per-group partials are combined. LogSumExp is max + log(sum exp(x - max)), two passes:
+// finite where ncnn's plain float sum of exp overflows to inf or underflows to 0.
 #include <cfloat>
 #include <algorithm>
 #include <cmath>
@@ -80,17 +81,27 @@ class Reduction final : public Layer {
     kernel_of(combine, pre, init);
     const float* src = static_cast<const float*>(in.data);
 
-    // Reduces group g into dst (block floats, initialized here).
-    auto reduce_group = [&](int g, float* dst) {
-      for (long i = 0; i < block; i++) dst[i] = init;
+    // Reduces group g into dst (block floats, initialized here). With `shift` (laid out
+    // like dst), LogSumExp's second pass: it adds exp(x - shift) of each input value.
+    auto reduce_group = [&](ReduceCombine comb, ReducePre pr, float start, const float* shift, int g, float* dst,
+                            long dst_offset) {
+      for (long i = 0; i < block; i++) dst[i] = start;
       for (int z = 0; z < D; z++)
         for (int y = 0; y < H; y++) {
           const float* row = src + g * group_stride + (static_cast<long>(z) * H + y) * W * lanes;
-          float* acc = dst + ((static_cast<long>(plan.rd ? 0 : z) * Hp + (plan.rh ? 0 : y)) * Wp) * lanes;
-          if (plan.rw)
-            JITCONV_SIMD_CALL(reduce_lanes, combine, pre, acc, row, static_cast<long>(W), lanes);
-          else
-            JITCONV_SIMD_CALL(reduce_accumulate, combine, pre, acc, row, static_cast<long>(W) * lanes);
+          const long at = ((static_cast<long>(plan.rd ? 0 : z) * Hp + (plan.rh ? 0 : y)) * Wp) * lanes;
+          float* acc = dst + at;
+          if (shift) {
+            const float* s = shift + dst_offset + at;
+            if (plan.rw)
+              for (long k = 0; k < static_cast<long>(W) * lanes; k++) acc[k % lanes] += std::exp(row[k] - s[k % lanes]);
+            else
+              for (long k = 0; k < static_cast<long>(W) * lanes; k++) acc[k] += std::exp(row[k] - s[k]);
+          } else if (plan.rw) {
+            JITCONV_SIMD_CALL(reduce_lanes, comb, pr, acc, row, static_cast<long>(W), lanes);
+          } else {
+            JITCONV_SIMD_CALL(reduce_accumulate, comb, pr, acc, row, static_cast<long>(W) * lanes);
+          }
         }
     };
 
@@ -104,17 +115,42 @@ class Reduction final : public Layer {
       dense.create(static_cast<int>(block), 4u, 1, opt.workspace_allocator);
       dst = static_cast<float*>(dense.data);
     }
-    if (!plan.rg) {
+    // The reduction into dst: per group when the groups are kept (dst + g * out_stride),
+    // else every group into a partial, then the partials combined into dst.
+    const long groups_out = plan.rg ? 1 : G;
+    const long dst_stride = plan.rg ? block : out_stride;
+    auto reduce_all = [&](ReduceCombine comb, ReducePre pr, float start, const float* shift, float* into) {
+      if (!plan.rg) {
 #pragma omp parallel for num_threads(threads)
-      for (int g = 0; g < G; g++) reduce_group(g, dst + g * out_stride);
-    } else {
+        for (int g = 0; g < G; g++) reduce_group(comb, pr, start, shift, g, into + g * out_stride, g * out_stride);
+        return;
+      }
       Mat partial(static_cast<int>(block), G, 4u, 1, opt.workspace_allocator);
       float* part = static_cast<float*>(partial.data);
 #pragma omp parallel for num_threads(threads)
-      for (int g = 0; g < G; g++) reduce_group(g, part + g * block);
-      for (long i = 0; i < block; i++) dst[i] = init;
-      for (int g = 0; g < G; g++)
-        JITCONV_SIMD_CALL(reduce_accumulate, combine, ReducePre::none, dst, part + g * block, block);
+      for (int g = 0; g < G; g++) reduce_group(comb, pr, start, shift, g, part + g * block, 0);
+      // The partials of a shifted pass are sums, whatever comb says.
+      const ReduceCombine merge = shift ? ReduceCombine::add : comb;
+      for (long i = 0; i < block; i++) into[i] = start;
+      for (int g = 0; g < G; g++) JITCONV_SIMD_CALL(reduce_accumulate, merge, ReducePre::none, into, part + g * block, block);
+    };
+    if (operation_ == kLogSumExp) {
+      // max + log(sum exp(x - max)): exact where ncnn's plain float sum of exp overflows
+      // to inf (any input above 88.7) or underflows (every input below -87); the same
+      // value elsewhere. A non-finite max (all -inf, an inf, a NaN) shifts by 0.
+      Mat maxes(static_cast<int>(groups_out * dst_stride), 4u, 1, opt.workspace_allocator);
+      float* mx = static_cast<float*>(maxes.data);
+      reduce_all(ReduceCombine::max, ReducePre::none, -INFINITY, nullptr, mx);
+      for (long g = 0; g < groups_out; g++)
+        for (long i = 0; i < block; i++) {
+          float& m = mx[g * dst_stride + i];
+          if (!std::isfinite(m)) m = 0.f;
+        }
+      reduce_all(ReduceCombine::add, ReducePre::none, 0.f, mx, dst);
+      for (long g = 0; g < groups_out; g++)
+        for (long i = 0; i < block; i++) dst[g * dst_stride + i] = mx[g * dst_stride + i] + std::log(dst[g * dst_stride + i]);
+    } else {
+      reduce_all(combine, pre, init, nullptr, dst);
     }
     if (spread) {
       const size_t plane = plane_elements(out);
@@ -183,7 +219,6 @@ class Reduction final : public Layer {
     switch (operation_) {
       case kAsum: case kL1: pre = ReducePre::abs; break;
       case kSumsq: case kL2: pre = ReducePre::square; break;
-      case kLogSumExp: pre = ReducePre::exp; break;
       case kMax: combine = ReduceCombine::max, init = -FLT_MAX; break;
       case kMin: combine = ReduceCombine::min, init = FLT_MAX; break;
       case kProd: combine = ReduceCombine::mul, init = 1.f; break;
@@ -205,7 +240,7 @@ class Reduction final : public Layer {
       if (dims >= 3 && p.rg) count *= c;
       coeff = coeff / static_cast<float>(count);
     }
-    const bool take_log = operation_ == kLogSum || operation_ == kLogSumExp;
+    const bool take_log = operation_ == kLogSum;  // LogSumExp took its log in forward
     const bool take_sqrt = operation_ == kL2;
     if (!take_log && !take_sqrt && coeff == 1.f) return;
     const int channels = channel_count(out);

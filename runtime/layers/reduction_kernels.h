@@ -6,7 +6,7 @@ namespace jitconv {
 namespace layers {
 
 enum class ReduceCombine { add, mul, max, min };
-enum class ReducePre { none, abs, square, exp };  // applied to each input value first
+enum class ReducePre { none, abs, square };  // applied to each input value first (LogSumExp: reduction.cpp)
 
 }  // namespace layers
 

@@ -18,7 +18,6 @@ template <ReducePre P>
 inline float pre(float v) {
   if (P == ReducePre::abs) return std::fabs(v);
   if (P == ReducePre::square) return v * v;
-  if (P == ReducePre::exp) return sm::exp_f(v);
   return v;
 }
 
@@ -59,7 +58,6 @@ void accumulate_pre(ReducePre p, float* acc, const float* x, long n) {
     case ReducePre::none: return accumulate<C, ReducePre::none>(acc, x, n);
     case ReducePre::abs: return accumulate<C, ReducePre::abs>(acc, x, n);
     case ReducePre::square: return accumulate<C, ReducePre::square>(acc, x, n);
-    case ReducePre::exp: return accumulate<C, ReducePre::exp>(acc, x, n);
   }
 }
 
@@ -69,7 +67,6 @@ void lanes_pre(ReducePre p, float* acc, const float* x, long count, int lanes) {
     case ReducePre::none: return lanes_sum<C, ReducePre::none>(acc, x, count, lanes);
     case ReducePre::abs: return lanes_sum<C, ReducePre::abs>(acc, x, count, lanes);
     case ReducePre::square: return lanes_sum<C, ReducePre::square>(acc, x, count, lanes);
-    case ReducePre::exp: return lanes_sum<C, ReducePre::exp>(acc, x, count, lanes);
   }
 }
 
