@@ -48,28 +48,8 @@ class LayerConvRunner final : public ConvRunner {
     // reuses the scratch of the one before, as oneDNN's primitives keep their scratchpad.
     opt_.workspace_allocator = &workspace_pool_;
     layer_->name = d.name.empty() ? "conv" : d.name;
-    ParamDict pd;
-    pd.set(0, d.oc);
-    pd.set(1, d.kw);
-    pd.set(11, d.kh);
-    pd.set(2, d.dilation_w);
-    pd.set(12, d.dilation_h);
-    pd.set(3, d.sw);
-    pd.set(13, d.sh);
-    // benchdnn's implied bottom/right padding may be down to -(stride - 1): the output just
-    // does not reach the last input rows, which zero padding computes identically.
-    pd.set(4, d.pad_left);
-    pd.set(15, std::max(0, d.pad_right));
-    pd.set(14, d.pad_top);
-    pd.set(16, std::max(0, d.pad_bottom));
-    pd.set(18, problem.pad_value);
-    pd.set(5, bias ? 1 : 0);
-    const int weight_count = d.oc * (d.ic / d.g) * d.kh * d.kw;
-    pd.set(6, weight_count);
-    if (d.g != 1) pd.set(7, d.g);
-    pd.set(9, static_cast<int>(problem.act.type));
-    pd.set(10, std::vector<float>{problem.act.alpha, problem.act.beta});
-    layer_->load_param(pd);
+    layer_->load_param(conv_layer_params(problem, bias != nullptr));
+    const int weight_count = conv_weight_count(d);
     Mat w(weight_count);
     memcpy(w.data, weights, weight_count * sizeof(float));
     std::vector<Mat> blobs = {w};
@@ -131,6 +111,33 @@ class LayerConvRunner final : public ConvRunner {
 };
 
 }  // namespace
+
+int conv_weight_count(const ConvDesc& d) { return d.oc * (d.ic / d.g) * d.kh * d.kw; }
+
+ParamDict conv_layer_params(const ConvProblem& problem, bool bias) {
+  const ConvDesc& d = problem.desc;
+  ParamDict pd;
+  pd.set(0, d.oc);
+  pd.set(1, d.kw);
+  pd.set(11, d.kh);
+  pd.set(2, d.dilation_w);
+  pd.set(12, d.dilation_h);
+  pd.set(3, d.sw);
+  pd.set(13, d.sh);
+  // benchdnn's implied bottom/right padding may be down to -(stride - 1): the output just
+  // does not reach the last input rows, which zero padding computes identically.
+  pd.set(4, d.pad_left);
+  pd.set(15, std::max(0, d.pad_right));
+  pd.set(14, d.pad_top);
+  pd.set(16, std::max(0, d.pad_bottom));
+  pd.set(18, problem.pad_value);
+  pd.set(5, bias ? 1 : 0);
+  pd.set(6, conv_weight_count(d));
+  if (d.g != 1) pd.set(7, d.g);
+  pd.set(9, static_cast<int>(problem.act.type));
+  pd.set(10, std::vector<float>{problem.act.alpha, problem.act.beta});
+  return pd;
+}
 
 std::unique_ptr<ConvRunner> make_conv_runner(const ConvProblem& problem, const std::string& algo, Isa isa,
                                              int num_threads, const float* weights, const float* bias,

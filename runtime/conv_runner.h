@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "loader/param_dict.h"
 #include "runtime/activation.h"
 #include "runtime/conv_desc.h"
 #include "runtime/cpu.h"
@@ -18,6 +19,11 @@ struct ConvProblem {
   Activation act;
   float pad_value = 0.f;
 };
+
+// The ncnn parameters of the Convolution (g == 1) or ConvolutionDepthWise layer computing
+// `problem` (fp32 weights; bias term as given), and its weight count.
+ParamDict conv_layer_params(const ConvProblem& problem, bool bias);
+int conv_weight_count(const ConvDesc& desc);
 
 // Thrown when the requested algorithm cannot serve a problem (e.g. Winograd on a
 // strided convolution); what() is the reason, printed by `check` as SKIP.

@@ -26,6 +26,7 @@
 #include "jit/winograd_gen.h"
 #include "loader/model_bin.h"
 #include "runtime/conv_desc.h"
+#include "runtime/conv_runner.h"
 #include "runtime/error.h"
 #include "runtime/layers/convolution.h"
 #include "runtime/layers/convolution_depthwise.h"
@@ -85,50 +86,40 @@ struct LayerCase {
   std::string act = "none";
 };
 
-// Builds the layer forced to AVX-512 with the problem's input shape as its hint, so
-// create_pipeline generates every kernel its forward would call; nothing is run.
-std::string generate_layer(const LayerCase& c) {
-  const ConvDesc d = parse_conv_desc(c.desc);
-  const Activation act = Activation::parse(c.act);
-  std::unique_ptr<Layer> layer;
-  auto setup = [&](auto& conv) {
-    if (c.algo != "auto") conv.forced_algo = c.algo;
-    conv.force_isa = true;
-    conv.forced_isa = Isa::avx512;
-    conv.generate_only = true;
-    conv.hint_w = d.iw;
-    conv.hint_h = d.ih;
+// A Convolution (g == 1) or ConvolutionDepthWise layer forced to AVX-512 with
+// generate_only and the problem's input shape as its hint, parameters and weights loaded.
+std::unique_ptr<Layer> forced_avx512_layer(const ConvDesc& d, const ParamDict& pd, const std::vector<Mat>& weights) {
+  auto forced = [&](auto conv) -> std::unique_ptr<Layer> {
+    conv->force_isa = true;
+    conv->forced_isa = Isa::avx512;
+    conv->generate_only = true;
+    conv->hint_w = d.iw;
+    conv->hint_h = d.ih;
+    return conv;
   };
-  if (d.g == 1) {
-    auto conv = std::make_unique<layers::Convolution>();
-    setup(*conv);
-    layer = std::move(conv);
-  } else {
-    auto conv = std::make_unique<layers::ConvolutionDepthWise>();
-    setup(*conv);
-    layer = std::move(conv);
-  }
+  std::unique_ptr<Layer> layer = d.g == 1 ? forced(std::make_unique<layers::Convolution>())
+                                          : forced(std::make_unique<layers::ConvolutionDepthWise>());
   layer->name = "avx512_codegen";
-  ParamDict pd;
-  pd.set(0, d.oc);
-  pd.set(1, d.kw);
-  pd.set(11, d.kh);
-  pd.set(2, d.dilation_w);
-  pd.set(12, d.dilation_h);
-  pd.set(3, d.sw);
-  pd.set(13, d.sh);
-  pd.set(4, d.pad_left);
-  pd.set(15, std::max(0, d.pad_right));
-  pd.set(14, d.pad_top);
-  pd.set(16, std::max(0, d.pad_bottom));
-  pd.set(5, 1);
-  const int weight_count = d.oc * (d.ic / d.g) * d.kh * d.kw;
-  pd.set(6, weight_count);
-  if (d.g != 1) pd.set(7, d.g);
-  pd.set(9, static_cast<int>(act.type));
-  pd.set(10, std::vector<float>{act.alpha, act.beta});
   layer->load_param(pd);
-  layer->load_model(ModelBinFromMatArray({random_mat(weight_count, 7u), random_mat(d.oc, 8u)}));
+  layer->load_model(ModelBinFromMatArray(weights));
+  return layer;
+}
+
+// Builds the layer of a problem, so create_pipeline generates every kernel its forward
+// would call; nothing is run.
+std::string generate_layer(const LayerCase& c) {
+  ConvProblem problem;
+  problem.desc = parse_conv_desc(c.desc);
+  problem.act = Activation::parse(c.act);
+  const ConvDesc& d = problem.desc;
+  std::unique_ptr<Layer> layer = forced_avx512_layer(
+      d, conv_layer_params(problem, true), {random_mat(conv_weight_count(d), 7u), random_mat(d.oc, 8u)});
+  if (c.algo != "auto") {
+    if (d.g == 1)
+      static_cast<layers::Convolution&>(*layer).forced_algo = c.algo;
+    else
+      static_cast<layers::ConvolutionDepthWise&>(*layer).forced_algo = c.algo;
+  }
   Option opt;
   opt.num_threads = 2;
   // Autotuning times the paths, which must not happen for an ISA this CPU lacks: the
@@ -136,6 +127,20 @@ std::string generate_layer(const LayerCase& c) {
   opt.use_autotune = c.algo == "auto";
   layer->create_pipeline(opt);
   return layer->describe();
+}
+
+// Generates one kernel straight from its generator and checks it.
+template <typename Generator, typename Conf>
+bool generate_kernel(const Conf& c) {
+  SCOPED_TRACE(c.name());
+  try {
+    KernelRegistry::instance().get(c.name(), [c] { return std::make_unique<Generator>(c); });
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "generation failed: " << e.what();
+    return false;
+  }
+  expect_avx512_kernel(c.name());
+  return true;
 }
 
 void expect_layer_generates(const LayerCase& c, const std::string& expected_path) {
@@ -255,15 +260,7 @@ TEST(Avx512Codegen, GemmMicrokernelForms) {
           c.prefetch_b = variant == 2;
           c.prefetch_a_lines = variant == 3 ? 2 : 0;
           c.act = act;
-          SCOPED_TRACE(c.name());
-          try {
-            KernelRegistry::instance().get(c.name(), [c] { return std::make_unique<GemmGenerator>(c); });
-          } catch (const std::exception& e) {
-            ADD_FAILURE() << "generation failed: " << e.what();
-            continue;
-          }
-          expect_avx512_kernel(c.name());
-          generated++;
+          if (generate_kernel<GemmGenerator>(c)) generated++;
         }
       }
     }
@@ -282,15 +279,7 @@ TEST(Avx512Codegen, Int8GemmKernels) {
           const GemmInt8Conf c = init_gemm_int8_conf(Isa::avx512, dot, blocking, ur_oc, blocking.nr > 1 ? 1 : 0,
                                                      int8_dot_group_elems(dot) * int8_dot_elem_bytes(dot) * 4L,
                                                      chunks % 2 ? 8 : 16, chunks % 2 ? 8 : 16, true, requantize, act);
-          SCOPED_TRACE(c.name());
-          try {
-            KernelRegistry::instance().get(c.name(), [c] { return std::make_unique<GemmInt8Generator>(c); });
-          } catch (const std::exception& e) {
-            ADD_FAILURE() << "generation failed: " << e.what();
-            continue;
-          }
-          expect_avx512_kernel(c.name());
-          generated++;
+          if (generate_kernel<GemmInt8Generator>(c)) generated++;
         }
   EXPECT_EQ(generated, 2 * 4 * 2 * 7);
 }
@@ -316,16 +305,7 @@ TEST(Avx512Codegen, WinogradTransformForms) {
             } else if (std::strcmp(act_text, "none") != 0) {
               continue;  // the input transform has no epilogue
             }
-            SCOPED_TRACE(c.name());
-            try {
-              KernelRegistry::instance().get(c.name(),
-                                             [c] { return std::make_unique<WinogradTransformGenerator>(c); });
-            } catch (const std::exception& e) {
-              ADD_FAILURE() << "generation failed: " << e.what();
-              continue;
-            }
-            expect_avx512_kernel(c.name());
-            generated++;
+            if (generate_kernel<WinogradTransformGenerator>(c)) generated++;
           }
   EXPECT_EQ(generated, 3 * 2 * 2 * (1 + 7));
 }
@@ -354,25 +334,13 @@ TEST(Avx512Codegen, Int8LayerKernels) {
   };
   for (const Int8Case& c : cases) {
     SCOPED_TRACE(c.desc + " scale term " + std::to_string(c.scale_term) + " --act " + c.act);
-    const ConvDesc d = parse_conv_desc(c.desc);
-    const Activation act = Activation::parse(c.act);
-    const int weight_count = d.oc * (d.ic / d.g) * d.kh * d.kw;
-    ParamDict pd;
-    pd.set(0, d.oc);
-    pd.set(1, d.kw);
-    pd.set(11, d.kh);
-    pd.set(3, d.sw);
-    pd.set(13, d.sh);
-    pd.set(4, d.pad_left);
-    pd.set(15, std::max(0, d.pad_right));
-    pd.set(14, d.pad_top);
-    pd.set(16, std::max(0, d.pad_bottom));
-    pd.set(5, 1);
-    pd.set(6, weight_count);
-    if (d.g != 1) pd.set(7, d.g);
+    ConvProblem problem;
+    problem.desc = parse_conv_desc(c.desc);
+    problem.act = Activation::parse(c.act);
+    const ConvDesc& d = problem.desc;
+    ParamDict pd = conv_layer_params(problem, true);
     pd.set(8, c.scale_term);
-    pd.set(9, static_cast<int>(act.type));
-    pd.set(10, std::vector<float>{act.alpha, act.beta});
+    const int weight_count = conv_weight_count(d);
     Mat weights(weight_count, static_cast<size_t>(1), 1);
     for (int i = 0; i < weight_count; i++) static_cast<int8_t*>(weights.data)[i] = static_cast<int8_t>(i % 255 - 127);
     Mat weight_scales(d.g == 1 ? d.oc : d.g);
@@ -382,29 +350,9 @@ TEST(Avx512Codegen, Int8LayerKernels) {
     top_scale.fill(10.f);
     std::vector<Mat> blobs = {weights, random_mat(d.oc, 5u), weight_scales, bottom_scale};
     if (c.scale_term > 100) blobs.push_back(top_scale);
-    std::unique_ptr<Layer> layer;
-    if (d.g == 1) {
-      auto conv = std::make_unique<layers::Convolution>();
-      conv->force_isa = true;
-      conv->forced_isa = Isa::avx512;
-      conv->generate_only = true;
-      conv->hint_w = d.iw;
-      conv->hint_h = d.ih;
-      layer = std::move(conv);
-    } else {
-      auto conv = std::make_unique<layers::ConvolutionDepthWise>();
-      conv->force_isa = true;
-      conv->forced_isa = Isa::avx512;
-      conv->generate_only = true;
-      conv->hint_w = d.iw;
-      conv->hint_h = d.ih;
-      layer = std::move(conv);
-    }
-    layer->name = "avx512_codegen_int8";
     std::string describe;
     try {
-      layer->load_param(pd);
-      layer->load_model(ModelBinFromMatArray(blobs));
+      std::unique_ptr<Layer> layer = forced_avx512_layer(d, pd, blobs);
       Option opt;
       opt.use_int8_inference = true;
       layer->create_pipeline(opt);
