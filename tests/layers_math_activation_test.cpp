@@ -2,6 +2,10 @@
 // their scalar references over every dims, odd sizes and every elempack/ISA.
 #include <gtest/gtest.h>
 
+#include <cfloat>
+#include <cmath>
+#include <functional>
+
 #include "tests/layers_math_util.h"
 
 namespace jitconv {
@@ -57,6 +61,45 @@ TEST(MathActivation, MishOfHugeInputsIsTheInput) {
   for (int i = 0; i < 16; i++) m[i] = i % 2 ? 1e22f * i : 3e38f;
   mish->forward_inplace(m, Option());
   for (int i = 0; i < 16; i++) EXPECT_EQ(m[i], i % 2 ? 1e22f * i : 3e38f) << i;
+}
+
+// Past exp's range, the formulas ncnn's scalar layers evaluate (in double here): huge
+// negative inputs reach 0 (swish(-1e35) was -6e-4 and mish(-FLT_MAX) -4.15: x times the
+// floor a clamped exp left), infinities and NaN as IEEE arithmetic gives them.
+TEST(MathActivation, ExtremeInputsAsNcnnScalarFormulas) {
+  const float values[] = {-FLT_MAX, -1e35f, -1e20f, -200.f, -95.f, -88.5f, -87.f, -20.f, -1.f, -0.f, 0.f,
+                          1e-40f,   1.f,    20.f,   88.5f,  95.f,  1e20f,  FLT_MAX, -INFINITY, INFINITY, NAN};
+  const int n = static_cast<int>(sizeof(values) / sizeof(values[0]));
+  auto sigmoid = [](double x) { return 1.0 / (1.0 + std::exp(-x)); };
+  const std::vector<std::pair<const char*, std::function<double(double)>>> layers = {
+      {"Sigmoid", sigmoid},
+      {"Swish", [&](double x) { return x * sigmoid(x); }},
+      {"Mish", [](double x) { return x * std::tanh(std::log1p(std::exp(x))); }},
+  };
+  for (Isa isa : available_isas()) {
+    IsaGuard guard(isa);
+    for (const auto& layer : layers) {
+      SCOPED_TRACE(std::string(layer.first) + " " + isa_name(isa));
+      std::unique_ptr<Layer> l = create_layer(layer.first);
+      l->load_param(ParamDict());
+      Mat m(n);
+      for (int i = 0; i < n; i++) m[i] = values[i];
+      l->forward_inplace(m, Option());
+      for (int i = 0; i < n; i++) {
+        const double want = layer.second(static_cast<double>(values[i]));
+        const float got = m[i];
+        if (std::isnan(want)) {
+          EXPECT_TRUE(std::isnan(got)) << values[i] << " -> " << got;
+        } else if (std::isinf(want)) {
+          EXPECT_EQ(got, static_cast<float>(want)) << values[i];
+        } else {
+          // Around exp's limits (|x| near 88) results of magnitude ~1e-37 are flushed or
+          // off by their own size: an absolute 1e-30 allows that, not the old -6e-4.
+          EXPECT_NEAR(got, want, 2e-6 * std::fabs(want) + 1e-30) << values[i];
+        }
+      }
+    }
+  }
 }
 
 TEST(MathActivation, NcnnDefaultsForHardSigmoidAndHardSwish) {

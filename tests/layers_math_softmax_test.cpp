@@ -1,6 +1,8 @@
 // Softmax along every axis of every dims (incl. negative axes and the packed axis).
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "tests/layers_math_util.h"
 
 namespace jitconv {
@@ -22,6 +24,36 @@ TEST(MathSoftmax, LargeBlobs) {
   LayerTester("Softmax").param(0, 0).param(1, 1).input(make_input(3, 50, 40, 1, 16, 1, -5.f, 5.f)).test();
   LayerTester("Softmax").param(0, 2).param(1, 1).input(make_input(3, 3000, 2, 1, 3, 2, -5.f, 5.f)).test();
   LayerTester("Softmax").input(make_input(1, 5000, 1, 1, 1, 3, -30.f, 30.f)).test();
+}
+
+// -inf logits (masked positions) get no probability at all: exp's clamp at -87.3 gave them
+// 1.2e-38 / sum. Along w (whole rows) and along c of a packed blob (per-lane maxima).
+TEST(MathSoftmax, MinusInfinityGetsZero) {
+  for (Isa isa : available_isas()) {
+    IsaGuard guard(isa);
+    for (int axis : {0, 2}) {
+      SCOPED_TRACE(std::string(isa_name(isa)) + " axis " + std::to_string(axis));
+      std::unique_ptr<Layer> l = create_layer("Softmax");
+      ParamDict pd;
+      pd.set(0, axis);
+      pd.set(1, 1);
+      l->load_param(pd);
+      Mat plain(9, 1, 8), m, back;  // 8 channels x 9 pixels; every third value masked
+      for (int q = 0; q < 8; q++)
+        for (int x = 0; x < 9; x++) plain.channel(q)[x] = (q + x) % 3 == 0 ? -INFINITY : 0.25f * (q - x);
+      convert_packing(plain, m, 8, Option());
+      l->forward_inplace(m, Option());
+      convert_packing(m, back, 1, Option());
+      for (int q = 0; q < 8; q++)
+        for (int x = 0; x < 9; x++) {
+          const float v = back.channel(q)[x];
+          if ((q + x) % 3 == 0)
+            EXPECT_EQ(v, 0.f) << q << "," << x;
+          else
+            EXPECT_GT(v, 0.f) << q << "," << x;
+        }
+    }
+  }
 }
 
 TEST(MathSoftmax, RejectsOldParamsAndBadAxis) {

@@ -5,6 +5,7 @@
 // exp: Cody-Waite range reduction x = n*ln2 + r, |r| <= ln2/2, a degree-6 polynomial
 // for e^r (relative error ~2 ulp), and 2^n assembled in the exponent bits.
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -32,8 +33,8 @@ inline uint32_t float_to_bits(float f) {
 }
 
 // e^x for x in [-87.3, 88]; clamped outside (e^-87.3 ~ FLT_MIN, e^88 ~ 1.65e38).
-inline float exp_f(float x) {
-  x = min_f(max_f(x, -87.3f), 88.f);
+inline float exp_f(float x_in) {
+  const float x = min_f(max_f(x_in, -87.3f), 88.f);
   // Round x/ln2 to nearest with the 1.5*2^23 trick: vectorizes without roundps. The sum's
   // low mantissa bits hold n itself, so 2^n below is built from them, without a
   // float-to-int conversion (undefined for the NaN a NaN x carries; p stays NaN then).
@@ -49,7 +50,14 @@ inline float exp_f(float x) {
   p = p * r + 5.0000001201e-1f;
   p = p * r * r + r + 1.f;
   const uint32_t biased_exponent = float_to_bits(shifted) - float_to_bits(12582912.f) + 127u;  // n + 127, mod 2^32
-  return p * bits_to_float(biased_exponent << 23);
+  float y = p * bits_to_float(biased_exponent << 23);
+  // Past the clamp, what expf gives: 0 below (results that would be denormal are flushed,
+  // as ncnn flushes them by default) and inf past float's range, so that -inf logits get
+  // no probability and sigmoid / swish / mish of huge negative inputs reach 0 instead of
+  // x times the clamp's floor (swish(-1e35) was -6e-4). A NaN stays NaN.
+  y = x_in < -87.3f ? 0.f : y;
+  y = x_in > 88.72284f ? INFINITY : y;
+  return y;
 }
 
 // ln(x) for positive normal x: x = m * 2^e with m in [sqrt(1/2), sqrt(2)), then a
@@ -74,7 +82,12 @@ inline float log_f(float x) {
   float y = p * m * z;
   y += e * -2.12194440e-4f;
   y -= 0.5f * z;
-  return m + y + e * 0.693359375f;
+  float r = m + y + e * 0.693359375f;
+  // Outside (0, inf), what logf gives (LRN's window of a NaN or inf must not turn finite).
+  r = x == INFINITY ? INFINITY : r;
+  r = x == 0.f ? -INFINITY : r;
+  r = x < 0.f || x != x ? NAN : r;
+  return r;
 }
 
 inline float sigmoid_f(float x) { return 1.f / (1.f + exp_f(-x)); }
