@@ -19,7 +19,8 @@ struct ConvParams {
   int kh = 1, kw = 1;
   int sh = 1, sw = 1;
   int dh = 1, dw = 1;
-  // ncnn semantics: non-negative values, or kPadSameUpper / kPadSameLower in any of them.
+  // Non-negative values, or kPadSameUpper / kPadSameLower in all four (the layers read ncnn's
+  // rule into that form: runtime/layers/conv_layer_params.cpp); any marker selects SAME.
   int pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
   float pad_value = 0.f;
   bool bias = false;

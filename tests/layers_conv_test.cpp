@@ -141,6 +141,63 @@ TEST(LayersConv, DynamicWeightsMatchReference) {
   grouped.input(make_input(3, 8, 8, 1, 8, 6u)).input(random_mat4(3, 3, 4, 12, 7u)).input(random_mat(12, 8u)).test();
 }
 
+// ncnn's make_padding: a positive pad pads explicitly; otherwise SAME needs all four pads
+// -233 (or all four -234), and anything else pads nothing: `4=-233 14=0` (right chains to
+// -233, bottom to 0) ran SAME on both axes here, a 5x5 output where ncnn gives 3x3.
+TEST(LayersConv, SameNeedsAllFourMarkersAsNcnn) {
+  struct PadCase {
+    std::vector<std::pair<int, int>> pads;  // (id, value)
+    int out;                                // output width and height on a 5x5 input, 3x3 kernel
+  };
+  const std::vector<PadCase> cases = {
+      {{{4, -233}, {14, 0}}, 3},    {{{4, 0}, {14, -233}}, 3},   {{{4, -233}, {15, 0}}, 3},
+      {{{4, -234}, {14, -233}}, 3}, {{{4, -1}}, 3},              {{{4, -233}}, 5},
+      {{{4, -234}}, 5},             {{{4, -233}, {14, -234}, {15, -233}, {16, -234}}, 3},
+  };
+  uint32_t seed = 45000;
+  for (const char* type : {"Convolution", "ConvolutionDepthWise"})
+    for (const PadCase& c : cases) {
+      std::string name = std::string(type) + " pads";
+      for (const auto& p : c.pads) name += " " + std::to_string(p.first) + "=" + std::to_string(p.second);
+      SCOPED_TRACE(name);
+      const bool dw = std::string(type) == "ConvolutionDepthWise";
+      const int channels = 8, weights = channels * (dw ? 1 : channels) * 9;
+      auto build = [&](const std::vector<std::pair<int, int>>& pads) {
+        std::unique_ptr<Layer> l = create_layer(type);
+        ParamDict pd;
+        pd.set(0, channels);
+        pd.set(1, 3);
+        pd.set(6, weights);
+        if (dw) pd.set(7, channels);
+        for (const auto& p : pads) pd.set(p.first, p.second);
+        l->load_param(pd);
+        l->load_model(ModelBinFromMatArray({random_mat(weights, seed)}));
+        l->create_pipeline(Option());
+        return l;
+      };
+      const Mat in = make_input(3, 5, 5, 1, channels, seed + 1);
+      Mat out, expected;
+      build(c.pads)->forward(in, out, Option());
+      ASSERT_EQ(out.w, c.out);
+      ASSERT_EQ(out.h, c.out);
+      // The same as explicit pads of 0 (no padding) or 1 (SAME of a 3x3 kernel, stride 1).
+      const int same = c.out == 5 ? 1 : 0;
+      build({{4, same}})->forward(in, expected, Option());
+      Mat a, b;
+      convert_packing(out, a, 1, Option());
+      convert_packing(expected, b, 1, Option());
+      for (int q = 0; q < channels; q++)
+        for (int i = 0; i < c.out * c.out; i++) ASSERT_EQ(a.channel(q)[i], b.channel(q)[i]) << q << "," << i;
+      // The reference layer reads the pads the same way.
+      LayerTester t(type);
+      t.param(0, channels).param(1, 3).param(6, weights);
+      if (dw) t.param(7, channels);
+      for (const auto& p : c.pads) t.param(p.first, p.second);
+      t.weight(random_mat(weights, seed)).input(make_input(3, 7, 6, 1, channels, seed + 1)).test();
+      seed += 2;
+    }
+}
+
 TEST(LayersConv, RejectsBadParameters) {
   auto load = [](const char* type, std::vector<std::pair<int, int>> params) {
     std::unique_ptr<Layer> l = create_layer(type);
@@ -158,7 +215,10 @@ TEST(LayersConv, RejectsBadParameters) {
   EXPECT_NE(load(dw, {{0, 8}, {1, 3}, {7, 8}}).find("weight_data_size (6) must be positive"), std::string::npos);
   EXPECT_NE(load(dw, {{0, 0}, {1, 3}, {6, 72}}).find("num_output"), std::string::npos);
   EXPECT_NE(load(dw, {{0, 8}, {1, 3}, {6, 72}, {7, 8}, {3, 0}}).find("stride"), std::string::npos);
-  EXPECT_NE(load(dw, {{0, 8}, {1, 3}, {6, 72}, {7, 8}, {4, -1}}).find("pad -1"), std::string::npos);
+  EXPECT_NE(load(dw, {{0, 8}, {1, 3}, {6, 72}, {7, 8}, {4, 1}, {15, -233}}).find("mix explicit padding with -233"),
+            std::string::npos);
+  EXPECT_NE(load(dw, {{0, 8}, {1, 3}, {6, 72}, {7, 8}, {4, -1}, {14, 2}}).find("mix explicit padding with -1"),
+            std::string::npos);
   EXPECT_NE(load(dw, {{0, 8}, {1, 3}, {6, 72}, {7, 8}, {9, 9}}).find("activation"), std::string::npos);
   // Fused activations: the clip range is checked as the Clip layer checks it, and
   // activation_params (id 10) must hold what the type reads (ncnn reads them unchecked).

@@ -73,19 +73,24 @@ Mat ConvolutionRef::convolve(const Mat& in, const float* weights, const float* b
   d.dilation_h = dh_;
   d.dilation_w = dw_;
   if (d.ic % group_ != 0) fail(ref_label(*this), ": ", d.ic, " input channels are not divisible by group ", group_);
+  // ncnn's make_padding: a positive pad pads explicitly, else all four markers are SAME,
+  // else nothing is padded.
   const int pads[4] = {pad_left_, pad_right_, pad_top_, pad_bottom_};
-  bool upper = false, lower = false;
+  bool positive = false, upper = true, lower = true;
   for (int p : pads) {
-    upper = upper || p == kSameUpper;
-    lower = lower || p == kSameLower;
+    positive = positive || p > 0;
+    upper = upper && p == kSameUpper;
+    lower = lower && p == kSameLower;
   }
-  if (upper || lower) {
+  if (!positive && (upper || lower)) {
     const int wpad = same_padding(in.w, kw_, dw_, sw_), hpad = same_padding(in.h, kh_, dh_, sh_);
     d.pad_left = upper ? wpad / 2 : wpad - wpad / 2;
     d.pad_right = wpad - d.pad_left;
     d.pad_top = upper ? hpad / 2 : hpad - hpad / 2;
     d.pad_bottom = hpad - d.pad_top;
-  } else {
+  } else if (positive) {
+    for (int p : pads)
+      if (p < 0) fail(ref_label(*this), ": explicit pads mixed with ", p);
     d.pad_left = pad_left_;
     d.pad_right = pad_right_;
     d.pad_top = pad_top_;

@@ -19,6 +19,13 @@ void ConvLayerParams::read_conv_params(const ParamDict& pd) {
   pad_right = pd.get(15, pad_left);
   pad_top = pd.get(14, pad_left);
   pad_bottom = pd.get(16, pad_top);
+  // ncnn's make_padding: any positive pad pads explicitly; otherwise all four -233 is SAME
+  // (upper), all four -234 SAME_LOWER, and anything else (a lone marker, -1) pads nothing.
+  // The geometry below then holds all four markers or none.
+  const bool explicit_pads = pad_left > 0 || pad_right > 0 || pad_top > 0 || pad_bottom > 0;
+  auto all_are = [&](int v) { return pad_left == v && pad_right == v && pad_top == v && pad_bottom == v; };
+  if (!explicit_pads && !all_are(kPadSameUpper) && !all_are(kPadSameLower))
+    pad_left = pad_right = pad_top = pad_bottom = 0;
   pad_value = pd.get(18, 0.f);
   bias_term = pd.get(5, 0);
   weight_data_size = pd.get(6, 0);
@@ -35,9 +42,12 @@ void ConvLayerParams::check_conv_geometry(const std::string& label) const {
   if (kernel_w <= 0 || kernel_h <= 0) fail(label, ": kernel ", kernel_w, "x", kernel_h, " must be positive");
   if (dilation_w <= 0 || dilation_h <= 0 || stride_w <= 0 || stride_h <= 0)
     fail(label, ": dilation and stride must be positive");
+  // (read_conv_params zeroed negative pads without a positive one, as ncnn pads nothing.)
   for (int pad : {pad_left, pad_right, pad_top, pad_bottom})
-    if (pad < 0 && pad != kPadSameUpper && pad != kPadSameLower)
-      fail(label, ": pad ", pad, " is neither >= 0 nor -233/-234 (SAME)");
+    if (pad < 0 && (pad_left > 0 || pad_right > 0 || pad_top > 0 || pad_bottom > 0))
+      fail(label, ": pads ", pad_left, ",", pad_right, ",", pad_top, ",", pad_bottom,
+           " (left, right, top, bottom) mix explicit padding with ", pad,
+           ": SAME (-233 / -234) takes all four, explicit pads are >= 0");
   // The dilated kernel extent, (kernel - 1) * dilation + 1, is an int everywhere after this.
   checked_extent((kernel_w - 1LL) * dilation_w + 1, "dilated kernel width");
   checked_extent((kernel_h - 1LL) * dilation_h + 1, "dilated kernel height");

@@ -26,7 +26,8 @@ struct ConvLayerParams {
   std::vector<float> activation_params;  // id 10, as floats (ints written as ints converted)
   int dynamic_weight = 0;
 
-  // Reads every shared id (no checks).
+  // Reads every shared id (no checks). Pads follow ncnn's make_padding: without a positive
+  // pad, anything but four -233 or four -234 means no padding and reads as 0.
   void read_conv_params(const ParamDict& pd);
   // Geometry: positive num_output, kernel, dilation, stride; pads >= 0 or SAME. label
   // starts each message ("Convolution conv1").
