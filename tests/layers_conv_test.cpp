@@ -4,6 +4,8 @@
 // the 1-D InnerProduct form, and the errors bad parameters and inputs raise.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "runtime/layers/convolution.h"
 #include "tests/layers_math_util.h"
 
@@ -196,6 +198,77 @@ TEST(LayersConv, SameNeedsAllFourMarkersAsNcnn) {
       t.weight(random_mat(weights, seed)).input(make_input(3, 7, 6, 1, channels, seed + 1)).test();
       seed += 2;
     }
+}
+
+// ncnn takes a dynamic-weight layer's kernel size and num_output from its 4-D weight blob,
+// not from the params: pnnx writes `0=0 1=0 11=0 6=0 19=1` when it does not know them
+// (refused here before), and a blob that disagrees with the params wins.
+TEST(LayersConv, DynamicWeightsTakeTheKernelFromTheBlob) {
+  struct Case {
+    const char* type;
+    std::vector<std::pair<int, int>> params;  // besides 19=1
+    int channels, kw, kh, outputs, group;
+  };
+  const std::vector<Case> cases = {
+      {"Convolution", {{0, 0}, {1, 0}, {11, 0}, {6, 0}}, 6, 3, 3, 5, 1},
+      {"Convolution", {{0, 4}, {1, 1}, {11, 9}, {4, 1}}, 6, 3, 2, 5, 1},  // params disagree: the blob wins
+      {"ConvolutionDepthWise", {{0, 0}, {1, 0}, {6, 0}, {7, 8}}, 8, 3, 3, 8, 8},
+      {"ConvolutionDepthWise", {{0, 0}, {1, 0}, {6, 0}, {7, 2}, {4, 1}}, 8, 3, 1, 6, 2},
+  };
+  uint32_t seed = 46000;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.type) + " kernel " + std::to_string(c.kw) + "x" + std::to_string(c.kh) + " outputs " +
+                 std::to_string(c.outputs));
+    const Mat in = make_input(3, 9, 8, 1, c.channels, seed);
+    const Mat weights = random_mat4(c.kw, c.kh, c.channels / c.group, c.outputs, seed + 1);
+    std::unique_ptr<Layer> dynamic = create_layer(c.type);
+    ParamDict pd;
+    for (const auto& p : c.params) pd.set(p.first, p.second);
+    pd.set(19, 1);
+    dynamic->load_param(pd);
+    dynamic->create_pipeline(Option());
+    std::vector<Mat> tops;
+    dynamic->forward(std::vector<Mat>{in, weights}, tops, Option());
+    // The same convolution with static weights and the blob's geometry.
+    std::unique_ptr<Layer> fixed = create_layer(c.type);
+    ParamDict fixed_pd;
+    const int count = c.kw * c.kh * (c.channels / c.group) * c.outputs;
+    fixed_pd.set(0, c.outputs);
+    fixed_pd.set(1, c.kw);
+    fixed_pd.set(11, c.kh);
+    fixed_pd.set(6, count);
+    for (const auto& p : c.params)
+      if (p.first == 4 || p.first == 7) fixed_pd.set(p.first, p.second);
+    fixed->load_param(fixed_pd);
+    Mat flat(count);  // the blob's values in OIHW order (its channels are cstep apart)
+    const int per_output = c.kw * c.kh * (c.channels / c.group);
+    for (int o = 0; o < c.outputs; o++)
+      std::memcpy(static_cast<float*>(flat.data) + o * per_output, weights.channel(o).data, per_output * sizeof(float));
+    fixed->load_model(ModelBinFromMatArray({flat}));
+    fixed->create_pipeline(Option());
+    Mat expected;
+    fixed->forward(in, expected, Option());
+    ASSERT_EQ(tops.size(), 1u);
+    Mat a, b;
+    convert_packing(tops[0], a, 1, Option());
+    convert_packing(expected, b, 1, Option());
+    ASSERT_EQ(a.c, c.outputs);
+    ASSERT_EQ(a.w, b.w);
+    ASSERT_EQ(a.h, b.h);
+    for (int q = 0; q < a.c; q++)
+      for (int i = 0; i < a.w * a.h; i++) EXPECT_NEAR(a.channel(q)[i], b.channel(q)[i], 1e-5f) << q << "," << i;
+    seed += 2;
+  }
+  // Neither the params nor a 4-D blob give a kernel: a clear error, not a division by zero.
+  std::unique_ptr<Layer> l = create_layer("Convolution");
+  l->name = "dyn";
+  ParamDict pd;
+  pd.set(19, 1);
+  l->load_param(pd);
+  l->create_pipeline(Option());
+  std::vector<Mat> tops;
+  const std::string err = error_of([&] { l->forward(std::vector<Mat>{random_mat(5, 5, 1u), random_mat(27, 2u)}, tops, Option()); });
+  EXPECT_NE(err.find("Convolution dyn: dynamic weights give no kernel or num_output"), std::string::npos) << err;
 }
 
 TEST(LayersConv, RejectsBadParameters) {

@@ -38,8 +38,11 @@ void ConvLayerParams::read_conv_params(const ParamDict& pd) {
 }
 
 void ConvLayerParams::check_conv_geometry(const std::string& label) const {
-  if (num_output <= 0) fail(label, ": num_output (0) must be positive, got ", num_output);
-  if (kernel_w <= 0 || kernel_h <= 0) fail(label, ": kernel ", kernel_w, "x", kernel_h, " must be positive");
+  // Dynamic weights: num_output and the kernel may be left 0 (pnnx writes `0=0 1=0 6=0
+  // 19=1` when it does not know them); they come from the weight blob (with_weight_blob).
+  const int least = dynamic_weight ? 0 : 1;
+  if (num_output < least) fail(label, ": num_output (0) must be positive, got ", num_output);
+  if (kernel_w < least || kernel_h < least) fail(label, ": kernel ", kernel_w, "x", kernel_h, " must be positive");
   if (dilation_w <= 0 || dilation_h <= 0 || stride_w <= 0 || stride_h <= 0)
     fail(label, ": dilation and stride must be positive");
   // (read_conv_params zeroed negative pads without a positive one, as ncnn pads nothing.)
@@ -61,10 +64,24 @@ void ConvLayerParams::check_conv_weights(const std::string& label) const {
     fail(label, ": num_output*kernel_w*kernel_h (", num_output, "*", kernel_w, "*", kernel_h, ") exceeds ", INT_MAX,
          " weights per input channel");
   const long long per_input = weights_per_input();
-  if (weight_data_size % per_input != 0)
+  if (!dynamic_weight && weight_data_size % per_input != 0)
     fail(label, ": weight_data_size ", weight_data_size, " is not a multiple of num_output*kernel_w*kernel_h = ",
          per_input);
   Activation::from_ncnn(activation_type, activation_params);  // validates
+}
+
+ConvLayerParams ConvLayerParams::with_weight_blob(const Mat& weights, const std::string& label) const {
+  ConvLayerParams p = *this;
+  if (weights.dims == 4) {
+    p.kernel_w = weights.w;
+    p.kernel_h = weights.h;
+    p.num_output = weights.c * weights.elempack;
+  }
+  if (p.num_output <= 0 || p.kernel_w <= 0 || p.kernel_h <= 0)
+    fail(label, ": dynamic weights give no kernel or num_output (a ", weights.dims, "-D weight blob; params ",
+         num_output, " outputs, kernel ", kernel_w, "x", kernel_h, "): a 4-D blob (w = kernel_w, h = kernel_h, ",
+         "d = input channels per group, c = num_output) or those params are needed");
+  return p;
 }
 
 ConvParams ConvLayerParams::conv_params(int ic) const {

@@ -39,6 +39,11 @@ struct ConvLayerParams {
   long long weights_per_input() const { return static_cast<long long>(num_output) * kernel_w * kernel_h; }
   // The geometry for ic input channels in all (pads may hold ncnn's SAME markers).
   ConvParams conv_params(int ic) const;
+  // Dynamic weights: these parameters with the kernel size and num_output of a 4-D weight
+  // blob (w = kernel_w, h = kernel_h, d = input channels per group, c = num_output), as
+  // ncnn takes them from the blob and not from the params; other blobs keep the params'.
+  // Throws (label first) when neither gives a positive kernel and num_output.
+  ConvLayerParams with_weight_blob(const Mat& weights, const std::string& label) const;
 };
 
 }  // namespace layers

@@ -49,7 +49,9 @@ void Convolution::load_model(const ModelBin& mb) {
 }
 
 ConvParams Convolution::params() const {
-  return conv_params(static_cast<int>(weight_data_size / weights_per_input()));
+  // (A dynamic-weight layer may leave num_output and the kernel 0: no input channels then.)
+  const long long per_input = weights_per_input();
+  return conv_params(per_input > 0 ? static_cast<int>(weight_data_size / per_input) : 0);
 }
 
 std::unique_ptr<ConvImpl> Convolution::make_impl(const std::string& algo, const ConvParams& p, const float* weights,
@@ -302,27 +304,30 @@ void Convolution::forward(const std::vector<Mat>& bottom_blobs, std::vector<Mat>
   if (bottom_blobs.size() != want)
     fail("Convolution ", name, ": dynamic weights need ", want, " inputs (data, weight", bias_term ? ", bias)" : ")",
          ", got ", bottom_blobs.size());
-  // ncnn's dynamic weight blob is (w=kw, h=kh, d=ic, c=oc); any shape with the right
-  // element count in OIHW order is accepted.
+  // ncnn's dynamic weight blob is (w=kw, h=kh, d=ic, c=oc), and its kernel size and
+  // num_output are the layer's; any other shape with the right element count in OIHW
+  // order is accepted with the params' kernel and num_output.
   Option plain = opt;
   plain.blob_allocator = opt.workspace_allocator;
   Mat weights;
   convert_packing(bottom_blobs[1], weights, 1, plain);
+  const ConvLayerParams run = with_weight_blob(weights, "Convolution " + name);
   const Mat& input = bottom_blobs[0];
   const int ic = input.dims == 3 ? input.c * input.elempack : 0;
   const size_t count = static_cast<size_t>(weights.w) * weights.h * weights.d * weights.c;
-  if (ic <= 0 || count != static_cast<size_t>(num_output) * ic * kernel_w * kernel_h)
+  const size_t expected = static_cast<size_t>(run.num_output) * ic * run.kernel_w * run.kernel_h;
+  if (ic <= 0 || count != expected)
     fail("Convolution ", name, ": dynamic weight blob holds ", count, " values, expected num_output*ic*kh*kw = ",
-         static_cast<size_t>(num_output) * ic * kernel_w * kernel_h);
+         expected);
   Mat dense = weights.reshape(static_cast<int>(count), opt.workspace_allocator);
   Mat bias;
   if (bias_term) {
     convert_packing(bottom_blobs[2], bias, 1, plain);
     bias = bias.reshape(bias.w * bias.h * bias.d * bias.c, opt.workspace_allocator);
-    if (bias.w != num_output) fail("Convolution ", name, ": dynamic bias holds ", bias.w, " values, expected ", num_output);
+    if (bias.w != run.num_output)
+      fail("Convolution ", name, ": dynamic bias holds ", bias.w, " values, expected ", run.num_output);
   }
-  ConvParams p = params();
-  p.ic = ic;
+  ConvParams p = run.conv_params(ic);
   p.check_allocatable(input.h, input.w, "Convolution " + name);  // before any kernel is made for it
   const std::string algo = isa_ == Isa::scalar ? "scalar" : "direct";
   std::unique_ptr<ConvImpl> impl = make_impl(algo, p, dense, bias_term ? static_cast<const float*>(bias) : nullptr, opt);

@@ -48,7 +48,8 @@ void ConvolutionDepthWise::load_model(const ModelBin& mb) {
 }
 
 ConvParams ConvolutionDepthWise::params() const {
-  return conv_params(static_cast<int>(weight_data_size / weights_per_input() * group));
+  const long long per_input = weights_per_input();  // 0 for a dynamic layer that leaves them to its blob
+  return conv_params(per_input > 0 ? static_cast<int>(weight_data_size / per_input * group) : 0);
 }
 
 bool ConvolutionDepthWise::is_depthwise() const {
@@ -186,8 +187,11 @@ void ConvolutionDepthWise::forward(const std::vector<Mat>& bottom_blobs, std::ve
   plain.blob_allocator = opt.workspace_allocator;
   Mat weights;
   convert_packing(bottom_blobs[1], weights, 1, plain);
+  const ConvLayerParams run = with_weight_blob(weights, label());  // kernel and num_output of a 4-D blob
+  if (run.num_output % group != 0)
+    fail(label(), ": num_output ", run.num_output, " of the weight blob is not divisible by group ", group);
   const size_t count = static_cast<size_t>(weights.w) * weights.h * weights.d * weights.c;
-  const size_t expected = static_cast<size_t>(num_output) * (ic / group) * kernel_w * kernel_h;
+  const size_t expected = static_cast<size_t>(run.num_output) * (ic / group) * run.kernel_w * run.kernel_h;
   if (count != expected)
     fail(label(), ": dynamic weight blob holds ", count, " values, expected num_output*(ic/group)*kh*kw = ", expected);
   if (weights.elemsize != 4u) fail(label(), ": dynamic weights must be fp32, got elemsize ", weights.elemsize);
@@ -196,10 +200,9 @@ void ConvolutionDepthWise::forward(const std::vector<Mat>& bottom_blobs, std::ve
   if (bias_term) {
     convert_packing(bottom_blobs[2], bias, 1, plain);
     bias = bias.reshape(bias.w * bias.h * bias.d * bias.c, opt.workspace_allocator);
-    if (bias.w != num_output) fail(label(), ": dynamic bias holds ", bias.w, " values, expected ", num_output);
+    if (bias.w != run.num_output) fail(label(), ": dynamic bias holds ", bias.w, " values, expected ", run.num_output);
   }
-  ConvParams p = params();
-  p.ic = ic;
+  ConvParams p = run.conv_params(ic);
   const std::string algo = p.ic == group && p.oc == group ? "depthwise" : "grouped";
   std::unique_ptr<ConvImpl> impl =
       make_impl(algo, p, dense, bias_term ? static_cast<const float*>(bias) : nullptr, opt);
