@@ -175,7 +175,16 @@ int fuse_bias(ModelGraph& graph, WeightedLayer kind, OptimizeLog& log) {
     if (bias_layer.params.get(0, 0) != view.num_output || bias_layer.weights.size() != 1 ||
         !fp32_values(bias_layer.weights[0], view.num_output))
       continue;
-    if (!passes::channels_line_up(graph, i, kind, pass, bias_layer.name, log)) continue;
+    // A Bias layer adds bias[q] to channel q: per output only on a 3-D / 4-D blob. On a 1-D
+    // or 2-D blob (a convolution of a flattened input, an InnerProduct) ncnn's Bias adds
+    // bias[0] everywhere, which one value per output is not (unless there is one output).
+    const int dims = graph.blob_shapes.at(graph.layers[i].tops.at(0)).dims;
+    if (view.num_output > 1 && dims < 3) {
+      log.line(str_cat(pass, " ", graph.layers[i].name, " ", bias_layer.name, " skipped: ",
+                       dims == 0 ? "the output shape is unknown (declare the input shape)"
+                                 : str_cat("a Bias on a ", dims, "-D blob adds its first value everywhere")));
+      continue;
+    }
     passes::ensure_bias(graph, i, info, view);
     const float* add = bias_layer.weights[0].data;
     for (int o = 0; o < view.num_output; o++) view.bias[o] += add[o];

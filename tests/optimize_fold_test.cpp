@@ -221,6 +221,30 @@ TEST(OptimizeFold, BiasLayerIntoConvolutions) {
   }
 }
 
+// A convolution of a flattened (1-D) input gives a 1-D blob, on which a Bias layer adds its
+// first value everywhere (ncnn's Bias works per channel, and a 1-D blob is one): folding it
+// per output changed the result (after global pooling, outputs {W p + 10, W p + 100} where
+// ncnn gives W p + 10 for both). Not folded; one output, or a known 3-D blob, still folds.
+TEST(OptimizeFold, BiasLayerOnAOneDimensionalBlobIsNotFolded) {
+  for (int outputs : {2, 1}) {
+    SCOPED_TRACE(str_cat(outputs, " outputs"));
+    GraphText g;
+    g.input("data", 3, 4, 4).layer("Pooling", "gp", {"data"}, {"p"}, "0=1 4=1");
+    g.layer("Convolution", "fc", {"p"}, {"c"}, str_cat("0=", outputs, " 1=1 5=0 6=", 3 * outputs));
+    g.layer("Bias", "b", {"c"}, {"out"}, str_cat("0=", outputs));
+    const ModelGraph before = graph_from_text(g.str(), 700 + outputs);
+    std::vector<std::string> lines;
+    const ModelGraph after = optimized(before, lines);
+    bool skipped = false;
+    for (const std::string& l : lines)
+      // (The shape inference fails on that model, as the Bias cannot run: "unknown shape".)
+      skipped = skipped || l.find("fuse_convolution_bias fc b skipped: ") != std::string::npos;
+    EXPECT_EQ(live_count(after, "Bias"), outputs == 1 ? 0 : 1);
+    EXPECT_EQ(skipped, outputs != 1);
+    if (outputs == 1) expect_equivalent(before, after, kFoldTolerance);
+  }
+}
+
 TEST(OptimizeFold, BiasLayerIntoSingleOutputInnerProduct) {
   const Kind& k = kKinds[4];
   const Channels c{5, 1};
