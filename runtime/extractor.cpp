@@ -172,7 +172,14 @@ Mat Extractor::take_bottom(int blob) {
 void Extractor::run_layer(int layer_index) {
   const Layer& layer = net_->layer(layer_index);
   if (layer.type == "Input") {
-    const std::string& top = layer.tops.empty() ? layer.name : net_->blob_name(layer.tops[0]);
+    // The top that is missing (an Input layer may declare several, some of them set).
+    int unset = layer.tops.empty() ? -1 : layer.tops[0];
+    for (int t : layer.tops)
+      if (!ready_[t]) {
+        unset = t;
+        break;
+      }
+    const std::string top = unset < 0 ? layer.name : net_->blob_name(unset);
     fail("input blob '", top, "' was not set (call Extractor::input before extract; ",
          net_->layer_location(layer_index), ")");
   }

@@ -87,6 +87,14 @@ TEST(NetErrors, MissingInputNamesTheBlob) {
   Mat out;
   const std::string message = error_of([&] { ex.extract("out", out); });
   EXPECT_HAS(message, "input blob 'in' was not set");
+  // An Input layer of two tops with the first set: the message names the second.
+  Net two;
+  two.load_param_mem("7767517\n2 3\nInput data 0 2 d0 d1\nBinaryOp b 2 1 d0 d1 y 0=0\n");
+  two.load_model_mem(nullptr, 0);  // no layer has weights
+  Extractor ex2 = two.create_extractor();
+  ex2.input("d0", Mat(4, 3, 2));
+  const std::string second = error_of([&] { ex2.extract("y", out); });
+  EXPECT_HAS(second, "input blob 'd1' was not set");
 }
 
 TEST(NetErrors, BadBlobNamesAndIndices) {
