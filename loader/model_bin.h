@@ -16,6 +16,7 @@ namespace jitconv {
 // means a 256-entry fp32 table followed by one uint8 index per value. Every buffer is
 // padded to a multiple of 4 bytes.
 constexpr uint32_t kModelBinFp16Tag = 0x01306B47;
+constexpr uint32_t kModelBinBf16Tag = 0x01348B83;  // current ncnn (ncnnoptimize's storage type 2)
 constexpr uint32_t kModelBinInt8Tag = 0x000D4B38;
 constexpr uint32_t kModelBinFp32Tag = 0x0002C056;
 

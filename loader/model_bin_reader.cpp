@@ -80,6 +80,8 @@ Mat ModelBinFromDataReader::load(int w, int type) const {
     memcpy(&flag, flag_bytes, 4);
     if (flag == kModelBinFp16Tag) {
       result = load_fp16(w, start);
+    } else if (flag == kModelBinBf16Tag) {
+      result = load_bf16(w, start);
     } else if (flag == kModelBinInt8Tag) {
       result = load_int8(w, start);
     } else if (flag == kModelBinFp32Tag || flag == 0) {
@@ -128,6 +130,26 @@ Mat ModelBinFromDataReader::load_fp16(int w, size_t start) const {
   return result;
 }
 
+// bf16 values (the high halves of fp32), padded to 4 bytes like fp16.
+Mat ModelBinFromDataReader::load_bf16(int w, size_t start) const {
+  current_storage_ = "bf16";
+  const size_t bytes = static_cast<size_t>(w) * 2;
+  check_available(padded4(bytes), start, "bf16 data");
+  if (w == 0) return Mat();
+  Mat halves = allocate(w, 2u, start);
+  read_exact(halves.data, bytes, start, "bf16 data");
+  skip_padding(bytes, start);
+  Option opt;
+  opt.num_threads = 1;
+  Mat result;
+  try {
+    cast_bfloat16_to_float32(halves, result, opt);
+  } catch (const std::bad_alloc&) {
+    fail_at(start, str_cat("cannot allocate ", static_cast<size_t>(w) * 4, " bytes"));
+  }
+  return result;
+}
+
 Mat ModelBinFromDataReader::load_int8(int w, size_t start) const {
   current_storage_ = "int8";
   const size_t bytes = static_cast<size_t>(w);
@@ -141,6 +163,7 @@ Mat ModelBinFromDataReader::load_int8(int w, size_t start) const {
 
 Mat ModelBinFromDataReader::load_table(int w, size_t start) const {
   current_storage_ = "quantized table";
+  if (w == 0) return Mat();  // as ncnn: no table follows the flag of an empty buffer
   const size_t index_bytes = static_cast<size_t>(w);
   check_available(kTableEntries * 4 + padded4(index_bytes), start, "quantization table and indices");
   float table[kTableEntries];

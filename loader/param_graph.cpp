@@ -54,26 +54,32 @@ std::vector<ShapeHint> decode_shape_hints(const ParamLayer& layer) {
       layer.params.type(kShapeHintParamId) == ParamDict::Type::float_array)
     fail("shape hints (parameter ", kShapeHintParamId, ") must be an int array");
   const std::vector<int> ints = layer.params.get_ints(kShapeHintParamId);
-  if (ints.size() != layer.tops.size() * 4)
-    fail("shape hints hold ", ints.size(), " ints, expected 4 per top blob (",
-         layer.tops.size() * 4, ")");
-  std::vector<ShapeHint> hints(layer.tops.size());
+  // (dims, w, h, c) per top blob, or in current ncnn (dims, w, h, d, c): ncnnoptimize
+  // writes five per top for a layer with a 4-D output.
+  const size_t tops = layer.tops.size();
+  const size_t step = tops > 0 && ints.size() == tops * 5 ? 5 : 4;
+  if (ints.size() != tops * step)
+    fail("shape hints hold ", ints.size(), " ints, expected 4 per top blob (", tops * 4, ") or 5 (", tops * 5, ")");
+  std::vector<ShapeHint> hints(tops);
   for (size_t j = 0; j < hints.size(); j++) {
     ShapeHint& s = hints[j];
-    s.dims = ints[4 * j];
-    s.w = ints[4 * j + 1];
-    s.h = ints[4 * j + 2];
-    s.c = ints[4 * j + 3];
-    // ncnnoptimize writes a 4-D blob's hint with dims 4 (and no depth); ncnn's load_param
-    // applies dims 1-3 only. Such a hint says nothing usable: unknown here too.
+    const int* hint = &ints[step * j];
+    s.dims = hint[0];
+    s.w = hint[1];
+    s.h = hint[2];
+    s.c = hint[step - 1];
+    const int d = step == 5 ? hint[3] : 1;
+    // A 4-D blob's hint (dims 4; ncnnoptimize wrote them with 4 ints and no depth before the
+    // 5-int form) is not used here: unknown, as ncnn's load_param applied dims 1-3 only.
     if (s.dims == 4) {
       s = ShapeHint();
       continue;
     }
     const bool bad = s.dims < 0 || s.dims > 3 || (s.dims >= 1 && s.w <= 0) || (s.dims >= 2 && s.h <= 0) ||
-                     (s.dims == 3 && s.c <= 0);
+                     (s.dims == 3 && s.c <= 0) || (s.dims >= 1 && d != 1);
     if (bad)
-      fail("bad shape hint for top #", j, ": dims=", s.dims, " w=", s.w, " h=", s.h, " c=", s.c);
+      fail("bad shape hint for top #", j, ": dims=", s.dims, " w=", s.w, " h=", s.h, step == 5 ? " d=" : "",
+           step == 5 ? std::to_string(d) : "", " c=", s.c);
   }
   return hints;
 }

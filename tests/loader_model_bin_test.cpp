@@ -198,6 +198,42 @@ TEST(LoaderModelBin, HandBuiltTableWithOddFlagDecodes) {
   EXPECT_EQ(reader.remaining(), 0u);
 }
 
+// Current ncnn's bf16 storage (flag 0x01348B83, ncnnoptimize's storage type 2): the high
+// halves of fp32 values, padded to 4 bytes; it was read as a quantization table.
+TEST(LoaderModelBin, Bf16DecodesHandBuiltValues) {
+  const std::vector<float> values = {1.f, -2.5f, 3.140625f, 0.f, -0.f, std::ldexp(1.f, 100), INFINITY};  // exact in bf16
+  std::vector<unsigned char> bytes;
+  append_word(bytes, 0x01348B83);
+  for (float v : values) {
+    const uint16_t high = static_cast<uint16_t>(bits_of(v) >> 16);
+    bytes.push_back(static_cast<unsigned char>(high & 0xff));
+    bytes.push_back(static_cast<unsigned char>(high >> 8));
+  }
+  bytes.resize(bytes.size() + 2, 0);  // 7 values: 14 bytes padded to 16
+  append_word(bytes, 0);              // the next buffer: raw fp32
+  append_word(bytes, bits_of(7.f));
+  DataReaderFromMemory reader(bytes.data(), bytes.size());
+  ModelBinFromDataReader mb(reader);
+  const std::vector<float> got = mat_values(mb.load(static_cast<int>(values.size()), 0));
+  ASSERT_EQ(got.size(), values.size());
+  for (size_t i = 0; i < values.size(); i++) EXPECT_EQ(bits_of(got[i]), bits_of(values[i])) << i;
+  EXPECT_EQ(mat_values(mb.load(1, 0)), std::vector<float>{7.f});
+  EXPECT_EQ(reader.remaining(), 0u);
+}
+
+// An empty buffer under a table flag is the flag alone, as ncnn reads it (no table).
+TEST(LoaderModelBin, EmptyBufferWithATableFlagIsTheFlagAlone) {
+  std::vector<unsigned char> bytes;
+  append_word(bytes, 0x12345678);
+  append_word(bytes, 0);
+  append_word(bytes, bits_of(2.f));
+  DataReaderFromMemory reader(bytes.data(), bytes.size());
+  ModelBinFromDataReader mb(reader);
+  EXPECT_TRUE(mb.load(0, 0).empty());
+  EXPECT_EQ(mat_values(mb.load(1, 0)), std::vector<float>{2.f});
+  EXPECT_EQ(reader.remaining(), 0u);
+}
+
 TEST(LoaderModelBin, ShapedLoadsReshape) {
   const std::vector<float> values = test::random_vector(2 * 3 * 5, 3);
   ModelBinWriter writer;

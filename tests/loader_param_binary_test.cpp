@@ -297,7 +297,17 @@ TEST(LoaderShapeHints, DecodeAndValidate) {
   EXPECT_TRUE(decode_shape_hints(none).empty());
   ParamLayer short_hints = layer;
   short_hints.params.set(kShapeHintParamId, std::vector<int>{3, 4, 5, 6});
-  EXPECT_NE(error_of([&] { decode_shape_hints(short_hints); }).find("expected 4 per top blob (12)"), std::string::npos);
+  EXPECT_NE(error_of([&] { decode_shape_hints(short_hints); }).find("expected 4 per top blob (12) or 5 (15)"),
+            std::string::npos);
+  // Current ncnn's five ints per top (dims, w, h, d, c), as ncnnoptimize writes them for a
+  // layer with a 4-D output: the same hints; a 4-D one unknown; a depth other than 1 below
+  // 4-D is bad.
+  ParamLayer five = layer;
+  five.params.set(kShapeHintParamId, std::vector<int>{3, 4, 5, 1, 6, 4, 3, 2, 2, 5, 1, 7, 1, 1, 1});
+  EXPECT_EQ(decode_shape_hints(five), (std::vector<ShapeHint>{{3, 4, 5, 6}, {0, 0, 0, 0}, {1, 7, 1, 1}}));
+  five.params.set(kShapeHintParamId, std::vector<int>{3, 4, 5, 2, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
+  EXPECT_NE(error_of([&] { decode_shape_hints(five); }).find("bad shape hint for top #0: dims=3 w=4 h=5 d=2"),
+            std::string::npos);
   ParamLayer bad_dims = layer;
   set_shape_hints(bad_dims, {{5, 1, 1, 1}, {1, 1, 0, 0}, {0, 0, 0, 0}});
   EXPECT_NE(error_of([&] { decode_shape_hints(bad_dims); }).find("bad shape hint for top #0"), std::string::npos);
