@@ -181,7 +181,10 @@ void parse_param_token(const std::string& token, ParamDict& pd, const std::strin
   }
   if (value.find(',') != std::string_view::npos) {
     std::vector<Number> elements;
-    for (std::string_view part : split_commas(value)) elements.push_back(number_or_fail(part));
+    std::vector<std::string_view> parts = split_commas(value);
+    // A trailing comma ends the array, as ncnn's scan stops there (`2=1,2,3,`).
+    if (parts.size() > 1 && parts.back().empty()) parts.pop_back();
+    for (std::string_view part : parts) elements.push_back(number_or_fail(part));
     set_array(pd, static_cast<int>(id), elements);
     return;
   }

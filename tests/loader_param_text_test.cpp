@@ -88,7 +88,7 @@ TEST(LoaderParamText, NonFiniteAndExtremeFloats) {
 
 TEST(LoaderParamText, ArraysInBothForms) {
   const ParamDict pd = parse_params(
-      "-23300=3,1,-2,3 -23301=2,0.5,1e1 -23302=3,1,2.5,3 -23303=0 4=4,5,6 5=0.25,-1 6=1,2.5 -23307=1,-9");
+      "-23300=3,1,-2,3 -23301=2,0.5,1e1 -23302=3,1,2.5,3 -23303=0 4=4,5,6 5=0.25,-1 6=1,2.5 -23307=1,-9 8=7,8,");
   EXPECT_EQ(pd.type(0), Type::int_array);
   EXPECT_EQ(pd.get_ints(0), (std::vector<int>{1, -2, 3}));
   EXPECT_EQ(pd.type(1), Type::float_array);
@@ -104,6 +104,8 @@ TEST(LoaderParamText, ArraysInBothForms) {
   EXPECT_EQ(pd.get_floats(5), (std::vector<float>{0.25f, -1.f}));
   EXPECT_EQ(pd.get_floats(6), (std::vector<float>{1.f, 2.5f}));
   EXPECT_EQ(pd.get_ints(7), (std::vector<int>{-9}));
+  // A trailing comma ends an array, as ncnn's scan stops there.
+  EXPECT_EQ(pd.get_ints(8), (std::vector<int>{7, 8}));
   // Int arrays come back from get(id, Mat) as int32 bits, as in ncnn.
   Mat m = pd.get(4, Mat());
   ASSERT_EQ(m.w, 3);
@@ -187,7 +189,6 @@ TEST(LoaderParamText, ValidationErrorsNameLineAndLayer) {
       {"7767517\n1 1\nInput in 0 1 x 0=0x10\n", "'0x10' is not a number"},
       {"7767517\n1 1\nInput in 0 1 x 0=99999999999\n", "out of int range"},
       {"7767517\n1 1\nInput in 0 1 x 0=1e39\n", "out of float range"},
-      {"7767517\n1 1\nInput in 0 1 x 0=1,2,\n", "'' is empty number"},
       {"7767517\n1 1\nInput in 0 1 x 0=1,,2\n", "empty number"},
       {"7767517\n1 1\nInput in 0 1 x 0=1,b\n", "'b' is not a number"},
       {"7767517\n1 1\nInput in 0 1 x -23300=3,1,2\n", "count says 3 elements, found 2"},
