@@ -79,9 +79,9 @@ Mat ModelBinFromDataReader::load(int w, int type) const {
     uint32_t flag;
     memcpy(&flag, flag_bytes, 4);
     if (flag == kModelBinFp16Tag) {
-      result = load_fp16(w, start);
+      result = load_16bit(w, start, false);
     } else if (flag == kModelBinBf16Tag) {
-      result = load_bf16(w, start);
+      result = load_16bit(w, start, true);
     } else if (flag == kModelBinInt8Tag) {
       result = load_int8(w, start);
     } else if (flag == kModelBinFp32Tag || flag == 0) {
@@ -111,39 +111,25 @@ Mat ModelBinFromDataReader::load_raw_fp32(int w, size_t start) const {
   return m;
 }
 
-Mat ModelBinFromDataReader::load_fp16(int w, size_t start) const {
-  current_storage_ = "fp16";
+// 16-bit values widened to fp32: fp16, or bf16 (the high halves of fp32); both padded to
+// 4 bytes.
+Mat ModelBinFromDataReader::load_16bit(int w, size_t start, bool bf16) const {
+  const char* what = bf16 ? "bf16 data" : "fp16 data";
+  current_storage_ = bf16 ? "bf16" : "fp16";
   const size_t bytes = static_cast<size_t>(w) * 2;
-  check_available(padded4(bytes), start, "fp16 data");
+  check_available(padded4(bytes), start, what);
   if (w == 0) return Mat();
   Mat halves = allocate(w, 2u, start);
-  read_exact(halves.data, bytes, start, "fp16 data");
+  read_exact(halves.data, bytes, start, what);
   skip_padding(bytes, start);
   Option opt;
   opt.num_threads = 1;
   Mat result;
   try {
-    cast_float16_to_float32(halves, result, opt);
-  } catch (const std::bad_alloc&) {
-    fail_at(start, str_cat("cannot allocate ", static_cast<size_t>(w) * 4, " bytes"));
-  }
-  return result;
-}
-
-// bf16 values (the high halves of fp32), padded to 4 bytes like fp16.
-Mat ModelBinFromDataReader::load_bf16(int w, size_t start) const {
-  current_storage_ = "bf16";
-  const size_t bytes = static_cast<size_t>(w) * 2;
-  check_available(padded4(bytes), start, "bf16 data");
-  if (w == 0) return Mat();
-  Mat halves = allocate(w, 2u, start);
-  read_exact(halves.data, bytes, start, "bf16 data");
-  skip_padding(bytes, start);
-  Option opt;
-  opt.num_threads = 1;
-  Mat result;
-  try {
-    cast_bfloat16_to_float32(halves, result, opt);
+    if (bf16)
+      cast_bfloat16_to_float32(halves, result, opt);
+    else
+      cast_float16_to_float32(halves, result, opt);
   } catch (const std::bad_alloc&) {
     fail_at(start, str_cat("cannot allocate ", static_cast<size_t>(w) * 4, " bytes"));
   }

@@ -41,8 +41,7 @@ class ModelBinFromDataReader final : public ModelBin {
 
  private:
   Mat load_raw_fp32(int w, size_t start) const;
-  Mat load_fp16(int w, size_t start) const;
-  Mat load_bf16(int w, size_t start) const;
+  Mat load_16bit(int w, size_t start, bool bf16) const;  // fp16 or bf16, widened to fp32
   Mat load_int8(int w, size_t start) const;
   Mat load_table(int w, size_t start) const;
   void read_exact(void* buf, size_t size, size_t start, const char* what) const;

@@ -22,9 +22,8 @@ void ConvLayerParams::read_conv_params(const ParamDict& pd) {
   // ncnn's make_padding: any positive pad pads explicitly; otherwise all four -233 is SAME
   // (upper), all four -234 SAME_LOWER, and anything else (a lone marker, -1) pads nothing.
   // The geometry below then holds all four markers or none.
-  const bool explicit_pads = pad_left > 0 || pad_right > 0 || pad_top > 0 || pad_bottom > 0;
   auto all_are = [&](int v) { return pad_left == v && pad_right == v && pad_top == v && pad_bottom == v; };
-  if (!explicit_pads && !all_are(kPadSameUpper) && !all_are(kPadSameLower))
+  if (!explicit_pads() && !all_are(kPadSameUpper) && !all_are(kPadSameLower))
     pad_left = pad_right = pad_top = pad_bottom = 0;
   pad_value = pd.get(18, 0.f);
   bias_term = pd.get(5, 0);
@@ -47,7 +46,7 @@ void ConvLayerParams::check_conv_geometry(const std::string& label) const {
     fail(label, ": dilation and stride must be positive");
   // (read_conv_params zeroed negative pads without a positive one, as ncnn pads nothing.)
   for (int pad : {pad_left, pad_right, pad_top, pad_bottom})
-    if (pad < 0 && (pad_left > 0 || pad_right > 0 || pad_top > 0 || pad_bottom > 0))
+    if (pad < 0 && explicit_pads())
       fail(label, ": pads ", pad_left, ",", pad_right, ",", pad_top, ",", pad_bottom,
            " (left, right, top, bottom) mix explicit padding with ", pad,
            ": SAME (-233 / -234) takes all four, explicit pads are >= 0");

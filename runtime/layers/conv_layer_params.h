@@ -34,6 +34,8 @@ struct ConvLayerParams {
   void check_conv_geometry(const std::string& label) const;
   // weight_data_size against num_output and the kernel; the activation's parameters.
   void check_conv_weights(const std::string& label) const;
+  // A positive pad: ncnn pads explicitly (the SAME markers need all four pads).
+  bool explicit_pads() const { return pad_left > 0 || pad_right > 0 || pad_top > 0 || pad_bottom > 0; }
   // num_output * kernel_w * kernel_h: the weights per input channel. At most INT_MAX once
   // check_conv_weights has passed (a .param can give factors whose product overflows).
   long long weights_per_input() const { return static_cast<long long>(num_output) * kernel_w * kernel_h; }
