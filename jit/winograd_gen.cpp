@@ -69,6 +69,31 @@ int WinogradTransformGenerator::take() {
 
 void WinogradTransformGenerator::give(int reg) { free_.push_back(reg); }
 
+const Operand& WinogradTransformGenerator::coef(Constant c) {
+  if (constant_reg_[c] >= 0) {
+    operands_.push_back(vec(constant_reg_[c]));
+    return operands_.back();
+  }
+  addresses_.push_back(constant(c));
+  return addresses_.back();
+}
+
+void WinogradTransformGenerator::hoist_constants(int reserved) {
+  // By uses per 1-D transform, most used first (the stack form's input_1d / output_1d).
+  static const std::vector<Constant> input6 = {kC5_25, kC4_25, kC2_5, kC0_5, kC2, kC0_25, kC1_25, kC4, kC5};
+  static const std::vector<Constant> input4 = {kC4, kC5, kC2};
+  static const std::vector<Constant> output6 = {kC2, kC0_5, kC8, kC0_125, kC32, kC0_03125, kC4, kC0_25, kC16, kC0_0625};
+  static const std::vector<Constant> output4 = {kC2, kC4, kC8};
+  static const std::vector<Constant> none;
+  const std::vector<Constant>& order =
+      conf_.m == 2 ? none : conf_.input ? (conf_.m == 6 ? input6 : input4) : (conf_.m == 6 ? output6 : output4);
+  for (Constant c : order) {
+    if (static_cast<int>(free_.size()) <= reserved) break;
+    constant_reg_[c] = take();
+    vmovups(vec(constant_reg_[c]), constant(c));
+  }
+}
+
 namespace {
 Address at(CodeGenerator& g, const WinogradTransformGenerator::Lane& lane) { return g.ptr[lane.base + lane.offset]; }
 }  // namespace
@@ -116,13 +141,13 @@ void WinogradTransformGenerator::input_1d(const std::vector<Lane>& in, const std
     put(3, t);
   } else if (conf_.m == 4) {
     vmovaps(vec(t), vec(d[4]));  // r0 = 4 d0 - 5 d2 + d4
-    vfmadd231ps(vec(t), vec(d[0]), constant(kC4));
-    vfnmadd231ps(vec(t), vec(d[2]), constant(kC5));
+    vfmadd231ps(vec(t), vec(d[0]), coef(kC4));
+    vfnmadd231ps(vec(t), vec(d[2]), coef(kC5));
     put(0, t);
     vmovaps(vec(t), vec(d[4]));  // a = d4 - 4 d2
-    vfnmadd231ps(vec(t), vec(d[2]), constant(kC4));
+    vfnmadd231ps(vec(t), vec(d[2]), coef(kC4));
     vmovaps(vec(u), vec(d[3]));  // b = d3 - 4 d1
-    vfnmadd231ps(vec(u), vec(d[1]), constant(kC4));
+    vfnmadd231ps(vec(u), vec(d[1]), coef(kC4));
     const int r = take();
     vaddps(vec(r), vec(t), vec(u));
     put(1, r);
@@ -131,50 +156,50 @@ void WinogradTransformGenerator::input_1d(const std::vector<Lane>& in, const std
     vsubps(vec(t), vec(d[4]), vec(d[2]));  // c = d4 - d2
     vsubps(vec(u), vec(d[3]), vec(d[1]));  // e = d3 - d1
     vmovaps(vec(r), vec(t));
-    vfmadd231ps(vec(r), vec(u), constant(kC2));
+    vfmadd231ps(vec(r), vec(u), coef(kC2));
     put(3, r);
     vmovaps(vec(r), vec(t));
-    vfnmadd231ps(vec(r), vec(u), constant(kC2));
+    vfnmadd231ps(vec(r), vec(u), coef(kC2));
     put(4, r);
     vmovaps(vec(r), vec(d[5]));  // r5 = 4 d1 - 5 d3 + d5
-    vfmadd231ps(vec(r), vec(d[1]), constant(kC4));
-    vfnmadd231ps(vec(r), vec(d[3]), constant(kC5));
+    vfmadd231ps(vec(r), vec(d[1]), coef(kC4));
+    vfnmadd231ps(vec(r), vec(d[3]), coef(kC5));
     put(5, r);
     give(r);
   } else {
     const int r = take();
     vsubps(vec(t), vec(d[2]), vec(d[4]));  // r0 = (d6 - d0) + 5.25 (d2 - d4)
     vsubps(vec(r), vec(d[6]), vec(d[0]));
-    vfmadd231ps(vec(r), vec(t), constant(kC5_25));
+    vfmadd231ps(vec(r), vec(t), coef(kC5_25));
     put(0, r);
     vsubps(vec(t), vec(d[3]), vec(d[5]));  // r7 = (d7 - d1) + 5.25 (d3 - d5)
     vsubps(vec(r), vec(d[7]), vec(d[1]));
-    vfmadd231ps(vec(r), vec(t), constant(kC5_25));
+    vfmadd231ps(vec(r), vec(t), coef(kC5_25));
     put(7, r);
     vaddps(vec(t), vec(d[2]), vec(d[6]));  // a12 = d2 + d6 - 4.25 d4
-    vfnmadd231ps(vec(t), vec(d[4]), constant(kC4_25));
+    vfnmadd231ps(vec(t), vec(d[4]), coef(kC4_25));
     vaddps(vec(u), vec(d[1]), vec(d[5]));  // b12 = d1 + d5 - 4.25 d3
-    vfnmadd231ps(vec(u), vec(d[3]), constant(kC4_25));
+    vfnmadd231ps(vec(u), vec(d[3]), coef(kC4_25));
     vaddps(vec(r), vec(t), vec(u));
     put(1, r);
     vsubps(vec(r), vec(t), vec(u));
     put(2, r);
     vmovaps(vec(t), vec(d[6]));  // a34 = 0.25 d2 - 1.25 d4 + d6
-    vfmadd231ps(vec(t), vec(d[2]), constant(kC0_25));
-    vfnmadd231ps(vec(t), vec(d[4]), constant(kC1_25));
-    vmulps(vec(u), vec(d[1]), constant(kC0_5));  // b34 = 0.5 d1 - 2.5 d3 + 2 d5
-    vfnmadd231ps(vec(u), vec(d[3]), constant(kC2_5));
-    vfmadd231ps(vec(u), vec(d[5]), constant(kC2));
+    vfmadd231ps(vec(t), vec(d[2]), coef(kC0_25));
+    vfnmadd231ps(vec(t), vec(d[4]), coef(kC1_25));
+    vmulps(vec(u), vec(d[1]), coef(kC0_5));  // b34 = 0.5 d1 - 2.5 d3 + 2 d5
+    vfnmadd231ps(vec(u), vec(d[3]), coef(kC2_5));
+    vfmadd231ps(vec(u), vec(d[5]), coef(kC2));
     vaddps(vec(r), vec(t), vec(u));
     put(3, r);
     vsubps(vec(r), vec(t), vec(u));
     put(4, r);
     vmovaps(vec(t), vec(d[6]));  // a56 = 4 d2 - 5 d4 + d6
-    vfmadd231ps(vec(t), vec(d[2]), constant(kC4));
-    vfnmadd231ps(vec(t), vec(d[4]), constant(kC5));
-    vmulps(vec(u), vec(d[1]), constant(kC2));  // b56 = 2 d1 - 2.5 d3 + 0.5 d5
-    vfnmadd231ps(vec(u), vec(d[3]), constant(kC2_5));
-    vfmadd231ps(vec(u), vec(d[5]), constant(kC0_5));
+    vfmadd231ps(vec(t), vec(d[2]), coef(kC4));
+    vfnmadd231ps(vec(t), vec(d[4]), coef(kC5));
+    vmulps(vec(u), vec(d[1]), coef(kC2));  // b56 = 2 d1 - 2.5 d3 + 0.5 d5
+    vfnmadd231ps(vec(u), vec(d[3]), coef(kC2_5));
+    vfmadd231ps(vec(u), vec(d[5]), coef(kC0_5));
     vaddps(vec(r), vec(t), vec(u));
     put(5, r);
     vsubps(vec(r), vec(t), vec(u));
@@ -219,13 +244,13 @@ void WinogradTransformGenerator::output_1d(const std::vector<Lane>& in, const st
     put(0);
     if (conf_.m == 4) {
       vmovaps(vec(y), vec(d12));  // y1 = d12 + 2 d34
-      vfmadd231ps(vec(y), vec(d34), constant(kC2));
+      vfmadd231ps(vec(y), vec(d34), coef(kC2));
       put(1);
       vmovaps(vec(y), vec(s12));  // y2 = s12 + 4 s34
-      vfmadd231ps(vec(y), vec(s34), constant(kC4));
+      vfmadd231ps(vec(y), vec(s34), coef(kC4));
       put(2);
       vaddps(vec(y), vec(d12), vec(t[5]));  // y3 = d12 + 8 d34 + t5
-      vfmadd231ps(vec(y), vec(d34), constant(kC8));
+      vfmadd231ps(vec(y), vec(d34), coef(kC8));
       put(3);
     } else {
       const int s56 = t[5], d56 = t[6];
@@ -238,12 +263,12 @@ void WinogradTransformGenerator::output_1d(const std::vector<Lane>& in, const st
             vaddps(vec(y), vec(d12), vec(t[7]));
           else
             vmovaps(vec(y), vec(d12));
-          vfmadd231ps(vec(y), vec(d34), constant(odd_c[k / 2]));
-          vfmadd231ps(vec(y), vec(d56), constant(odd_e[k / 2]));
+          vfmadd231ps(vec(y), vec(d34), coef(odd_c[k / 2]));
+          vfmadd231ps(vec(y), vec(d56), coef(odd_e[k / 2]));
         } else {
           vmovaps(vec(y), vec(s12));
-          vfmadd231ps(vec(y), vec(s34), constant(even_c[k / 2 - 1]));
-          vfmadd231ps(vec(y), vec(s56), constant(even_e[k / 2 - 1]));
+          vfmadd231ps(vec(y), vec(s34), coef(even_c[k / 2 - 1]));
+          vfmadd231ps(vec(y), vec(s56), coef(even_e[k / 2 - 1]));
         }
         put(k);
       }
@@ -265,8 +290,21 @@ void WinogradTransformGenerator::generate() {
 
   preamble();
   const int tmp_vectors = c.input ? A * A : A * c.m;
-  sub(rsp, tmp_vectors * vbytes);
+  // The buffer is 64-byte aligned: rsp is 8 mod 16 here, and a vector that straddles two
+  // cache lines (every other one, unaligned) costs a split load / store and forwards
+  // slower from pass 1 to pass 2. The old rsp is kept above the buffer.
+  const int tmp_bytes = tmp_vectors * vbytes;
+  mov(rax, rsp);
+  sub(rsp, tmp_bytes + 64);
+  and_(rsp, -64);
+  mov(ptr[rsp + tmp_bytes], rax);
   load_tile_args();
+  // Constants the 1-D transforms multiply by stay in the registers a 1-D transform and
+  // the activation leave free (memory operands otherwise: loads were the bottleneck, two a
+  // cycle against 22 of them per F(6,3) 1-D transform and 8 of data).
+  const int transform_registers =
+      c.input ? A + 3 : A + 1 + ActivationEmitter::temps_needed(c.isa, c.act);
+  hoist_constants(transform_registers);
   mov(reg_src_stride, ptr[reg_args + offsetof(WinogradTransformArgs, src_stride)]);
   mov(reg_dst_stride, ptr[reg_args + offsetof(WinogradTransformArgs, dst_stride)]);
   if (c.bias) {
@@ -338,7 +376,7 @@ void WinogradTransformGenerator::generate() {
       }
     }
   });
-  add(rsp, tmp_vectors * vbytes);
+  mov(rsp, ptr[rsp + tmp_bytes]);
   postamble();
   emit_table();
   activation_.emit_table();

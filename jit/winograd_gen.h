@@ -10,6 +10,7 @@
 // row pass goes through a stack buffer, constants are broadcast memory operands and
 // registers are reused as soon as a value is dead so AVX2's 16 suffice.
 #pragma once
+#include <deque>
 #include <functional>
 #include <vector>
 
@@ -40,6 +41,11 @@ class WinogradTransformGenerator : public JitGenerator {
   Xbyak::Xmm vec(int index) const;
   int vector_registers() const { return conf_.isa == Isa::avx512 ? 32 : 16; }
   Xbyak::Address constant(Constant c);
+  // The factor c as an operand of the stack form's 1-D transforms: its register when
+  // hoist_constants put it in one, else its memory operand.
+  const Xbyak::Operand& coef(Constant c);
+  // Loads the stack form's most used constants into the registers beyond `reserved`.
+  void hoist_constants(int reserved);
   int take();             // a free vector register
   void give(int reg);     // back to the pool
   void load(int reg, const Lane& from);
@@ -62,6 +68,9 @@ class WinogradTransformGenerator : public JitGenerator {
   ActivationEmitter activation_;
   Xbyak::Label table_;
   std::vector<int> free_;
+  int constant_reg_[kConstantCount] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+  std::deque<Xbyak::Xmm> operands_;       // keep what coef() hands out alive
+  std::deque<Xbyak::Address> addresses_;
   int bias_reg_ = -1;
 
   const Xbyak::Reg64 reg_args = rdi;
