@@ -164,6 +164,31 @@ TEST(DataDetectionOutput, HandMadeHead) {
   EXPECT_TRUE(forward_layer(*make_layer("DetectionOutput", pd), {location, confidence, priors})[0].empty());
 }
 
+TEST(DataDetectionOutput, PriorsAsAOneChannelPlane) {
+  // A 3-D priorbox of one channel (from a MemoryData or a Reshape) is its plane, as ncnn
+  // reads it with row(0) / row(1); it was refused.
+  ParamDict pd;
+  pd.set(0, 4);
+  pd.set(4, 0.2f);
+  const int num_prior = 23;
+  const Mat location = random_mat(num_prior * 4, 31u);
+  const Mat confidence = random_blob(4 * num_prior, 1, 32, 0.f, 1.f).reshape(4 * num_prior);
+  const Mat priors = random_priors(num_prior, 33, true);
+  const Mat plane = priors.reshape(priors.w, priors.h, 1);
+  ASSERT_EQ(plane.dims, 3);
+  const Mat want = forward_layer(*make_layer("DetectionOutput", pd), {location, confidence, priors})[0];
+  const Mat got = forward_layer(*make_layer("DetectionOutput", pd), {location, confidence, plane})[0];
+  ASSERT_GT(want.h, 1);
+  ASSERT_EQ(got.w, want.w);
+  ASSERT_EQ(got.h, want.h);
+  for (int i = 0; i < want.w * want.h; i++) EXPECT_EQ(got[i], want[i]) << i;
+  // Two channels are still not a plane.
+  Mat two(priors.w, 1, 2);
+  two.fill(0.5f);
+  EXPECT_TRUE(fails_with([&] { forward_layer(*make_layer("DetectionOutput", pd), {location, confidence, two}); },
+                         {"2-row blob"}));
+}
+
 TEST(DataDetectionOutput, RejectsInconsistentInputs) {
   ParamDict pd;
   pd.set(0, 3);

@@ -168,13 +168,55 @@ TEST(DataYolo, EqualScoresInNcnnOrder) {
   }
 }
 
+// The map with `spare` more channels of noise after the boxes' channels.
+Mat with_spare_channels(const Mat& map, int spare, uint32_t seed) {
+  Mat wider = random_map(map.w, map.h, map.c + spare, seed);
+  for (int q = 0; q < map.c; q++)
+    for (int i = 0; i < map.w * map.h; i++) wider.channel(q)[i] = map.channel(q)[i];
+  return wider;
+}
+
+TEST(DataYolo, SpareChannelsAfterTheBoxesAreNotRead) {
+  // ncnn checks channels / num_box == 5 + num_class, so up to num_box - 1 spare channels
+  // pass and are ignored; jitconv refused them.
+  ParamDict v2;
+  v2.set(0, 4);
+  v2.set(1, 3);
+  v2.set(2, 0.05f);
+  v2.set(4, std::vector<float>{1.08f, 1.19f, 3.42f, 4.41f, 6.63f, 11.38f});
+  ParamDict v3;
+  v3.set(0, 4);
+  v3.set(1, 3);
+  v3.set(2, 0.2f);
+  v3.set(4, std::vector<float>{10, 13, 16, 30, 33, 23, 30, 61, 62, 45, 59, 119});
+  v3.set(5, std::vector<float>{3, 0, 1, 2, 0, 1});
+  v3.set(6, std::vector<float>{32.f, 16.f});
+  for (const char* type : {"YoloDetectionOutput", "Yolov3DetectionOutput"}) {
+    SCOPED_TRACE(type);
+    const ParamDict& pd = std::string(type) == "YoloDetectionOutput" ? v2 : v3;
+    const std::vector<Mat> maps = {random_map(5, 4, 27, 71), random_map(10, 8, 27, 72)};
+    const Mat want = forward_layer(*make_layer(type, pd), maps)[0];
+    ASSERT_GT(want.h, 1);
+    for (int spare : {1, 2}) {
+      const Mat got =
+          forward_layer(*make_layer(type, pd), {with_spare_channels(maps[0], spare, 73), with_spare_channels(maps[1], spare, 74)})[0];
+      ASSERT_EQ(got.w, want.w);
+      ASSERT_EQ(got.h, want.h);
+      for (int i = 0; i < want.w * want.h; i++) EXPECT_EQ(got[i], want[i]) << "spare " << spare << " value " << i;
+    }
+  }
+}
+
 TEST(DataYolo, RejectsBadMaps) {
   ParamDict pd;
   pd.set(0, 2);
   pd.set(1, 2);
   pd.set(4, std::vector<float>{1, 1, 2, 2});
-  EXPECT_TRUE(fails_with([&] { forward_layer(*make_layer("YoloDetectionOutput", pd), {random_map(4, 4, 15, 1)}); },
-                         {"YoloDetectionOutput", "15 channels", "need 14"}));
+  // ncnn's test: channels / num_box == 5 + num_class (15 / 2 passes, 16 / 2 and 13 / 2 not).
+  EXPECT_TRUE(fails_with([&] { forward_layer(*make_layer("YoloDetectionOutput", pd), {random_map(4, 4, 16, 1)}); },
+                         {"YoloDetectionOutput", "16 channels", "need 14"}));
+  EXPECT_TRUE(fails_with([&] { forward_layer(*make_layer("YoloDetectionOutput", pd), {random_map(4, 4, 13, 1)}); },
+                         {"13 channels"}));
   pd.set(4, std::vector<float>{1, 1});
   EXPECT_TRUE(fails_with([&] { make_layer("YoloDetectionOutput", pd); }, {"2 boxes need 4 biases"}));
   // num_box * (5 + num_class) channels past INT_MAX (an int product; found by fuzzing).

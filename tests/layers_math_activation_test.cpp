@@ -4,6 +4,7 @@
 
 #include <cfloat>
 #include <cmath>
+#include <limits>
 #include <functional>
 
 #include "tests/layers_math_util.h"
@@ -31,6 +32,13 @@ std::vector<ActivationCase> activation_cases() {
       {"HardSigmoid", {{0, 1.f / 6.f}, {1, 0.5f}}, -5.f, 5.f},
       {"HardSwish", {}, -4.f, 4.f},
       {"HardSwish", {{0, 1.f / 6.f}, {1, 0.5f}}, -5.f, 5.f},
+      // ncnn accepts any alpha: 0 makes the gate beta clamped, a negative one mirrors it.
+      {"HardSigmoid", {{0, 0.f}, {1, 0.3f}}, -5.f, 5.f},
+      {"HardSigmoid", {{0, 0.f}, {1, 2.f}}, -5.f, 5.f},
+      {"HardSigmoid", {{0, -0.25f}, {1, 0.5f}}, -5.f, 5.f},
+      {"HardSwish", {{0, 0.f}, {1, 0.3f}}, -5.f, 5.f},
+      {"HardSwish", {{0, 0.f}, {1, -1.f}}, -5.f, 5.f},
+      {"HardSwish", {{0, -0.25f}, {1, 0.5f}}, -5.f, 5.f},
   };
 }
 
@@ -130,6 +138,47 @@ TEST(MathActivation, NcnnDefaultsForHardSigmoidAndHardSwish) {
   EXPECT_FLOAT_EQ(n[2], 3.f);
 }
 
+TEST(MathActivation, HardGatesClampForAnyAlpha) {
+  // The gate x * alpha + beta clamped to [0, 1], as ncnn's x86 code computes it (its
+  // generic code compares x with -beta / alpha instead, which alpha <= 0 breaks: it gave
+  // beta = 2 unclamped for alpha 0, and 0 where a negative alpha opens the gate). jitconv
+  // refused alpha 0.
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  const float xs[6] = {-3.f, 0.f, 1.f, 3.f, -inf, inf};
+  struct Case {
+    const char* type;
+    float alpha, beta;
+    float want[6];
+  };
+  const Case cases[] = {
+      {"HardSigmoid", 0.f, 0.3f, {0.3f, 0.3f, 0.3f, 0.3f, nan, nan}},  // inf * 0: NaN, as in ncnn
+      {"HardSigmoid", 0.f, 2.f, {1.f, 1.f, 1.f, 1.f, nan, nan}},
+      {"HardSigmoid", -0.25f, 0.5f, {1.f, 0.5f, 0.25f, 0.f, 1.f, 0.f}},
+      {"HardSwish", 0.f, 0.3f, {-0.9f, 0.f, 0.3f, 0.9f, nan, nan}},
+      {"HardSwish", 0.f, 1.5f, {-3.f, 0.f, 1.f, 3.f, nan, nan}},
+      {"HardSwish", -0.25f, 0.5f, {-3.f, 0.f, 0.25f, 0.f, -inf, 0.f}},
+      {"HardSwish", 0.2f, 0.5f, {0.f, 0.f, 0.7f, 3.f, 0.f, inf}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.type) + " alpha " + std::to_string(c.alpha) + " beta " + std::to_string(c.beta));
+    std::unique_ptr<Layer> layer = create_layer(c.type);
+    ParamDict pd;
+    pd.set(0, c.alpha);
+    pd.set(1, c.beta);
+    layer->load_param(pd);
+    Mat m(6);
+    for (int i = 0; i < 6; i++) m[i] = xs[i];
+    layer->forward_inplace(m, Option());
+    for (int i = 0; i < 6; i++) {
+      SCOPED_TRACE("x = " + std::to_string(xs[i]));
+      if (std::isnan(c.want[i]))
+        EXPECT_TRUE(std::isnan(m[i])) << m[i];
+      else
+        EXPECT_FLOAT_EQ(m[i], c.want[i]);
+    }
+  }
+}
+
 TEST(MathActivation, RejectsBadParamsAndInputs) {
   ParamDict pd;
   pd.set(0, 1.f);
@@ -137,11 +186,6 @@ TEST(MathActivation, RejectsBadParamsAndInputs) {
   std::unique_ptr<Layer> clip = create_layer("Clip");
   clip->name = "clip0";
   EXPECT_NE(error_of([&] { clip->load_param(pd); }).find("Clip clip0"), std::string::npos);
-
-  ParamDict zero_alpha;
-  zero_alpha.set(0, 0.f);
-  std::unique_ptr<Layer> hs = create_layer("HardSigmoid");
-  EXPECT_NE(error_of([&] { hs->load_param(zero_alpha); }).find("alpha"), std::string::npos);
 
   std::unique_ptr<Layer> relu = create_layer("ReLU");
   relu->load_param(ParamDict());

@@ -52,11 +52,14 @@ class DetectionOutput final : public Layer {
     const Mat& priorbox = bottoms[2];
     const bool mxnet = num_class_ == -233;
     long num_prior;
+    // A 3-D blob of one channel is read as its plane (a MemoryData or Reshape of converted
+    // models gives one), as ncnn's row(0) / row(1) read it.
+    const bool planar = priorbox.dims == 2 || (priorbox.dims == 3 && priorbox.c == 1);
     if (mxnet) {
-      if (priorbox.dims != 2 || priorbox.w != 4) layer_fail(*this, "MXNet-style priors must be a [num_prior][4] blob");
+      if (!planar || priorbox.w != 4) layer_fail(*this, "MXNet-style priors must be a [num_prior][4] blob");
       num_prior = priorbox.h;
     } else {
-      if (priorbox.dims != 2 || priorbox.h < 2 || priorbox.w % 4 != 0)
+      if (!planar || priorbox.h < 2 || priorbox.w % 4 != 0)
         layer_fail(*this, "priorbox must be a 2-row blob of boxes and variances, got ", priorbox.w, "x", priorbox.h);
       num_prior = priorbox.w / 4;
     }

@@ -9,8 +9,8 @@ namespace layers {
 
 enum class UnaryKind { relu, clip, sigmoid, swish, hardsigmoid, hardswish, mish };
 
-// relu: a = negative slope. clip: [a, b]. hardsigmoid/hardswish: gate = x * a + b,
-// active between lower = -b / a and upper = 1 / a + lower (ncnn's formulation).
+// relu: a = negative slope. clip: [a, b]. hardsigmoid/hardswish: gate = x * a + b
+// clamped to [0, 1] (any a, 0 included: the gate is then b clamped).
 struct UnaryOp {
   UnaryKind kind = UnaryKind::relu;
   float a = 0.f;

@@ -38,16 +38,22 @@ void unary_run(const UnaryOp& op, float* x, long n) {
     case UnaryKind::sigmoid: map_inplace(x, n, [](float v) { return sm::sigmoid_f(v); }); return;
     case UnaryKind::swish: map_inplace(x, n, [](float v) { return v * sm::sigmoid_f(v); }); return;
     case UnaryKind::mish: map_inplace(x, n, [](float v) { return sm::mish_f(v); }); return;
-    case UnaryKind::hardsigmoid: {
-      const float lower = -b / a, upper = 1.f / a + lower;
-      map_inplace(x, n, [=](float v) { return v < lower ? 0.f : (v > upper ? 1.f : v * a + b); });
+    // The gate clamped to [0, 1], as ncnn's x86 vector code and the fused epilogue compute
+    // it (ncnn's generic code compares x with -b / a and 1 / a - b / a instead: the same for
+    // a > 0 but at the boundaries' rounding; nonsense for a <= 0). A NaN input stays NaN;
+    // hardswish(-inf) is 0 and hardswish(+inf) is +inf where the gate saturates.
+    case UnaryKind::hardsigmoid:
+      map_inplace(x, n, [=](float v) {
+        const float t = v * a + b;
+        return t < 0.f ? 0.f : (t > 1.f ? 1.f : t);
+      });
       return;
-    }
-    case UnaryKind::hardswish: {
-      const float lower = -b / a, upper = 1.f / a + lower;
-      map_inplace(x, n, [=](float v) { return v < lower ? 0.f : (v > upper ? v : v * (v * a + b)); });
+    case UnaryKind::hardswish:
+      map_inplace(x, n, [=](float v) {
+        const float t = v * a + b;
+        return t <= 0.f ? 0.f : (t >= 1.f ? v : v * t);
+      });
       return;
-    }
   }
 }
 

@@ -2,7 +2,6 @@
 // (0.5). ncnn's defaults, not PyTorch's 1/6 and 0.5.
 #include <memory>
 
-#include "runtime/layers/math_util.h"
 #include "runtime/layers/unary_layer.h"
 
 namespace jitconv {
@@ -12,7 +11,6 @@ class HardSigmoid final : public UnaryLayer {
  public:
   void load_param(const ParamDict& pd) override {
     op_ = {UnaryKind::hardsigmoid, pd.get(0, 0.2f), pd.get(1, 0.5f)};
-    if (op_.a == 0.f) fail(layer_label(*this), ": alpha (param 0) must be non-zero");
   }
 };
 
