@@ -214,6 +214,11 @@ TEST(LayersConv, DynamicWeightsTakeTheKernelFromTheBlob) {
       {"Convolution", {{0, 4}, {1, 1}, {11, 9}, {4, 1}}, 6, 3, 2, 5, 1},  // params disagree: the blob wins
       {"ConvolutionDepthWise", {{0, 0}, {1, 0}, {6, 0}, {7, 8}}, 8, 3, 3, 8, 8},
       {"ConvolutionDepthWise", {{0, 0}, {1, 0}, {6, 0}, {7, 2}, {4, 1}}, 8, 3, 1, 6, 2},
+      // int8_scale_term on a dynamic layer: no scales are loaded and it runs in fp32, as in
+      // ncnn (ConvolutionDepthWise refused it).
+      {"Convolution", {{0, 5}, {1, 3}, {6, 0}, {8, 1}}, 6, 3, 3, 5, 1},
+      {"ConvolutionDepthWise", {{0, 0}, {1, 0}, {6, 0}, {7, 8}, {8, 101}}, 8, 3, 3, 8, 8},
+      {"ConvolutionDepthWise", {{0, 0}, {1, 0}, {6, 0}, {7, 2}, {8, 2}}, 8, 3, 3, 6, 2},
   };
   uint32_t seed = 46000;
   for (const Case& c : cases) {

@@ -81,8 +81,9 @@ void ConvolutionDepthWise::create_pipeline(const Option& opt) {
   isa_ = force_isa ? forced_isa : current_isa();
   if (!isa_supported(isa_) && !(force_isa && generate_only))
     fail(label(), ": ISA ", isa_name(isa_), " is not supported by this CPU");
-  if (int8_scale_term && dynamic_weight) fail(label(), ": int8 inference needs static weights");
-  if (dynamic_weight) return;  // the weights arrive with each forward
+  // The weights arrive with each forward, in fp32: an int8_scale_term is ignored (no scales
+  // were loaded), as in ncnn and Convolution.
+  if (dynamic_weight) return;
   if (weight_data.empty())
     fail(label(), ": no weights: create_pipeline before load_model, or again after a light-mode create_pipeline ",
          "released them (Option::lightmode)");
