@@ -9,10 +9,12 @@
 # in log_f, the clamps of exp_f), so every loop calling simd_math.h stayed scalar ("control
 # flow in loop"): AlexNet's LRNs took 12 ns a value. It changes no result (no reassociation,
 # only which exception flags may be raised).
+# -fno-math-errno: likewise nothing reads errno, and a loop calling sqrtf (UnaryOp's sqrt and
+# rsqrt) cannot become vsqrtps while the call may have to set it for a negative input.
 set(JITCONV_SIMD_ISAS scalar avx2 avx512)
-set(JITCONV_SIMD_FLAGS_scalar -fno-trapping-math)
-set(JITCONV_SIMD_FLAGS_avx2 -fno-trapping-math -mavx2 -mfma -mf16c)
-set(JITCONV_SIMD_FLAGS_avx512 -fno-trapping-math -mavx512f -mavx512bw -mavx512dq -mavx512vl -mfma -mf16c -mavx2 -mprefer-vector-width=512)
+set(JITCONV_SIMD_FLAGS_scalar -fno-trapping-math -fno-math-errno)
+set(JITCONV_SIMD_FLAGS_avx2 -fno-trapping-math -fno-math-errno -mavx2 -mfma -mf16c)
+set(JITCONV_SIMD_FLAGS_avx512 -fno-trapping-math -fno-math-errno -mavx512f -mavx512bw -mavx512dq -mavx512vl -mfma -mf16c -mavx2 -mprefer-vector-width=512)
 
 function(jitconv_simd_sources out_var)
   file(GLOB _inls CONFIGURE_DEPENDS

@@ -20,7 +20,8 @@ bool is_weighted_conv(const std::string& type) {
 }
 
 bool is_rectifier_layer(const std::string& type) {
-  return type == "ReLU" || type == "Clip" || type == "HardSwish" || type == "Mish" || type == "Swish";
+  return type == "ReLU" || type == "Clip" || type == "HardSwish" || type == "Mish" || type == "Swish" ||
+         type == "PReLU" || type == "ELU" || type == "GELU";
 }
 
 bool is_rectifier_activation(int activation_type) {
@@ -53,6 +54,7 @@ Range range_for(const ParamLayer& layer, int k, float gain) {
   }
   if (type == "Scale") return k == 0 ? Range{0.8f, 1.2f} : Range{-0.1f, 0.1f};
   if (type == "Bias") return {-0.1f, 0.1f};
+  if (type == "PReLU") return {0.f, 0.5f};  // learned slopes sit around the 0.25 they start from
   return {-1.f, 1.f};
 }
 

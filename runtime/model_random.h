@@ -12,11 +12,12 @@
 //                feeding one output), divided by
 //                stride_w * stride_h for deconvolutions (each output sees that share of taps)
 //       g = 2 when a rectifier follows (fused activation 1-3, 5, 6, or a ReLU, Clip,
-//           HardSwish, Mish or Swish layer as the only consumer), else 1
+//           HardSwish, Mish, Swish, PReLU, ELU or GELU layer as the only consumer), else 1
 //       bias and any later buffer (int8 scales): U(-0.1, 0.1) and U(0.5, 1.5)
 //   BatchNorm   slope U(0.8, 1.2), mean U(-0.1, 0.1), variance U(0.8, 1.2), bias U(-0.1, 0.1)
 //   Scale       scale U(0.8, 1.2), bias U(-0.1, 0.1)
 //   Bias        U(-0.1, 0.1)
+//   PReLU       slopes U(0, 0.5)
 //   anything else (MemoryData, ...)   U(-1, 1)
 //
 // With record_weights() on, every buffer handed out is kept (with its load type) so

@@ -25,6 +25,74 @@ void map_inplace(float* x, long n, F f) {
   for (long i = 0; i < n; i++) x[i] = f(x[i]);
 }
 
+// ncnn's UnaryOp operations and the one-input math layers (ELU, SELU, BNLL, GELU,
+// Softplus, Power, Exp, Log), each the formula of ncnn's layer in fp32. exp, log and tanh
+// are simd_math.h's (a few ulp, tests/layers_math_unary_test.cpp measures them); sin, cos,
+// tan, asin, acos, atan, erfc and pow with a general exponent call libm one value at a time.
+void unary_run_math(const UnaryOp& op, float* x, long n) {
+  const float a = op.a, b = op.b, c = op.c;
+  switch (op.kind) {
+    case UnaryKind::abs: map_inplace(x, n, [](float v) { return std::fabs(v); }); return;
+    case UnaryKind::neg: map_inplace(x, n, [](float v) { return -v; }); return;
+    case UnaryKind::floor: map_inplace(x, n, [](float v) { return std::floor(v); }); return;
+    case UnaryKind::ceil: map_inplace(x, n, [](float v) { return std::ceil(v); }); return;
+    case UnaryKind::square: map_inplace(x, n, [](float v) { return v * v; }); return;
+    case UnaryKind::sqrt: map_inplace(x, n, [](float v) { return std::sqrt(v); }); return;
+    case UnaryKind::rsqrt: map_inplace(x, n, [](float v) { return 1.f / std::sqrt(v); }); return;
+    case UnaryKind::exp: map_inplace(x, n, [](float v) { return sm::exp_f(v); }); return;
+    case UnaryKind::log: map_inplace(x, n, [](float v) { return sm::log_f(v); }); return;
+    case UnaryKind::sin: map_inplace(x, n, [](float v) { return std::sin(v); }); return;
+    case UnaryKind::cos: map_inplace(x, n, [](float v) { return std::cos(v); }); return;
+    case UnaryKind::tan: map_inplace(x, n, [](float v) { return std::tan(v); }); return;
+    case UnaryKind::asin: map_inplace(x, n, [](float v) { return std::asin(v); }); return;
+    case UnaryKind::acos: map_inplace(x, n, [](float v) { return std::acos(v); }); return;
+    case UnaryKind::atan: map_inplace(x, n, [](float v) { return std::atan(v); }); return;
+    case UnaryKind::reciprocal: map_inplace(x, n, [](float v) { return 1.f / v; }); return;
+    case UnaryKind::tanh: map_inplace(x, n, [](float v) { return sm::tanh_f(v); }); return;
+    // ncnn x86's log10: ln(x) times a float 1/ln(10) (its generic layer calls log10f).
+    case UnaryKind::log10: map_inplace(x, n, [](float v) { return sm::log_f(v) * 0.434294481903f; }); return;
+    case UnaryKind::round: map_inplace(x, n, [](float v) { return sm::round_half_even_f(v); }); return;
+    case UnaryKind::trunc: map_inplace(x, n, [](float v) { return std::trunc(v); }); return;
+    case UnaryKind::elu: map_inplace(x, n, [a](float v) { return v < 0.f ? a * (sm::exp_f(v) - 1.f) : v; }); return;
+    case UnaryKind::selu:
+      map_inplace(x, n, [a, b](float v) { return v < 0.f ? (sm::exp_f(v) - 1.f) * a : v * b; });
+      return;
+    case UnaryKind::bnll:
+      map_inplace(x, n, [](float v) {
+        return (v > 0.f ? v : 0.f) + sm::log_f(1.f + sm::exp_f(-std::fabs(v)));
+      });
+      return;
+    case UnaryKind::gelu_erf:
+      map_inplace(x, n, [](float v) { return 0.5f * v * std::erfc(-0.70710678f * v); });
+      return;
+    // 0.5 x (1 + tanh(u)) is x sigmoid(2u): the same function without 1 + tanh's
+    // cancellation for negative x (ncnn's fp32 form loses 3e-3 of its value at x = -4).
+    case UnaryKind::gelu_tanh:
+      map_inplace(x, n, [](float v) {
+        const float u = 0.79788452f * (v + 0.044715f * v * v * v);
+        return v / (1.f + sm::exp_f(-2.f * u));
+      });
+      return;
+    case UnaryKind::softplus: map_inplace(x, n, [](float v) { return sm::log_f(sm::exp_f(v) + 1.f); }); return;
+    case UnaryKind::power:
+      // powf(y, 1) is y and powf(y, 2) is y * y (both exactly rounded): no libm call.
+      if (a == 1.f)
+        map_inplace(x, n, [b, c](float v) { return c + v * b; });
+      else if (a == 2.f)
+        map_inplace(x, n, [b, c](float v) {
+          const float y = c + v * b;
+          return y * y;
+        });
+      else
+        map_inplace(x, n, [a, b, c](float v) { return std::pow(c + v * b, a); });
+      return;
+    case UnaryKind::exp_affine: map_inplace(x, n, [b, c](float v) { return sm::exp_f(c + v * b); }); return;
+    case UnaryKind::pow_base: map_inplace(x, n, [a, b, c](float v) { return std::pow(a, c + v * b); }); return;
+    case UnaryKind::log_affine: map_inplace(x, n, [a, b, c](float v) { return sm::log_f(c + v * b) * a; }); return;
+    default: return;
+  }
+}
+
 void unary_run(const UnaryOp& op, float* x, long n) {
   const float a = op.a, b = op.b;
   switch (op.kind) {
@@ -54,6 +122,7 @@ void unary_run(const UnaryOp& op, float* x, long n) {
         return t <= 0.f ? 0.f : (t >= 1.f ? v : v * t);
       });
       return;
+    default: return unary_run_math(op, x, n);
   }
 }
 
@@ -193,6 +262,20 @@ void binary_row(layers::BinaryKind op, const float* a, layers::RowMode a_mode, c
 }
 
 void binary_scalar_inplace(layers::BinaryKind op, float* x, float b, long n) { with_op<ScalarRunner>(op, x, b, n); }
+
+void prelu_lanes(float* x, long count, int lanes, const float* slope) {
+  float s[16];
+  for (int j = 0; j < 16; j++) s[j] = slope[j % lanes];
+  const long n = count * lanes;
+  long i = 0;
+  for (; i + 16 <= n; i += 16)
+    for (int j = 0; j < 16; j++) x[i + j] = x[i + j] < 0.f ? x[i + j] * s[j] : x[i + j];
+  for (int j = 0; i + j < n; j++) x[i + j] = x[i + j] < 0.f ? x[i + j] * s[j] : x[i + j];
+}
+
+void prelu_row(float* x, const float* slope, long n) {
+  for (long i = 0; i < n; i++) x[i] = x[i] < 0.f ? x[i] * slope[i] : x[i];
+}
 
 void affine_lanes(float* x, long count, int lanes, const float* scale, const float* bias) {
   float s[16], t[16];

@@ -92,6 +92,35 @@ inline float log_f(float x) {
 
 inline float sigmoid_f(float x) { return 1.f / (1.f + exp_f(-x)); }
 
+// tanh(x) (Cephes tanhf) on |x|, then x's sign: below 0.625 an odd polynomial,
+// |x| + |x|^3 P(x^2); above, 1 - 2 / (e^2|x| + 1) (e^2|x| is inf past 44, giving exactly
+// 1). Both arms are computed and one selected, so loops over it vectorize. NaN stays
+// NaN, -0 stays -0, +-inf give +-1.
+inline float tanh_f(float x) {
+  const float ax = std::fabs(x);
+  const float e = exp_f(ax + ax);
+  const float large = 1.f - 2.f / (e + 1.f);
+  const float z = ax * ax;
+  float p = -5.70498872745e-3f;
+  p = p * z + 2.06390887954e-2f;
+  p = p * z - 5.37397155531e-2f;
+  p = p * z + 1.33314422036e-1f;
+  p = p * z - 3.33332819422e-1f;
+  const float small = ax + ax * z * p;
+  return std::copysign(ax < 0.625f ? small : large, x);
+}
+
+// Round half to even without the floating-point environment: x - trunc(x) is exact, so
+// the tie test is too (nearbyint would follow whatever rounding mode the thread has).
+inline float round_half_even_f(float x) {
+  const float t = std::trunc(x);
+  const float frac = std::fabs(x - t);
+  const float half = t * 0.5f;
+  const bool odd = std::trunc(half) != half;
+  const bool away = frac > 0.5f || (frac == 0.5f && odd);
+  return away ? t + std::copysign(1.f, x) : t;
+}
+
 // x * tanh(softplus(x)) = x * n / (n + 2) with n = e^x (e^x + 2); beyond x = 20 the
 // ratio is 1 in fp32, so the clamp only avoids overflow. The ratio first, as the JIT
 // epilogue computes it: x * n overflowed to inf from x = 1.5e21 (n is up to 2.4e17).

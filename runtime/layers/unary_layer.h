@@ -1,5 +1,6 @@
-// Internal base of the one-input elementwise activation layers (ReLU, Clip, Sigmoid,
-// Swish, HardSigmoid, HardSwish, Mish): in place, any elempack, any dims.
+// Internal base of the one-input elementwise layers (ReLU, Clip, Sigmoid, Swish,
+// HardSigmoid, HardSwish, Mish, UnaryOp, TanH, AbsVal, ELU, SELU, BNLL, GELU, Softplus,
+// Power, Exp, Log): in place, any elempack, any dims.
 #pragma once
 #include "runtime/layer.h"
 #include "runtime/layers/elementwise_kernels.h"

@@ -94,6 +94,18 @@ Crop             crop2  1 1 e2 g 3=4 4=4 5=2
 Concat           cat    2 1 f g out 0=0
 """
 forward['layers'] = (p, blob(floats(54)) + raw(floats(2)))
+p = """7767517
+8 8
+Input            data   0 1 data 0=6 1=5 2=4
+PReLU            pr     1 1 data a 0=4
+UnaryOp          tanh   1 1 a b 0=16
+GELU             gelu   1 1 b c
+ELU              elu    1 1 c d 0=0.3
+Power            pow    1 1 d e 0=2 1=0.5 2=0.1
+Log              log    1 1 e f 0=10 1=1 2=1
+Softplus         sp     1 1 f out
+"""
+forward['elementwise'] = (p, raw(floats(4)))
 
 for name, (param, bin_bytes) in forward.items():
     data = param.encode()
