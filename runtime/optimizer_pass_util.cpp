@@ -67,6 +67,10 @@ int bypass(ModelGraph& graph, size_t j) {
         if (b == top) b = bottom;
   } else {
     std::vector<int>& tops = graph.layers[p].tops;
+    // A network output (nothing reads it) handed to a layer of several outputs could be
+    // taken for one of its unread outputs, which eliminate_split drops with the Split
+    // (Split -> Dropout -> out lost `out`): keep the layer.
+    if (tops.size() > 1 && graph.consumers(top).empty()) return -1;
     *std::find(tops.begin(), tops.end(), bottom) = top;
   }
   layer.fused = true;

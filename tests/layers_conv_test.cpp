@@ -355,6 +355,15 @@ TEST(LayersConv, RejectsInt8AndBadInputs) {
   int8_ref->load_param(pd);
   int8_ref->load_model(ModelBinFromMatArray({random_mat(72, 1u)}));
   EXPECT_THROW(int8_ref->create_pipeline(Option()), Error);
+  // The InnerProduct twin ran int8 layers in fp32 and left their scales unread.
+  ParamDict ip;
+  ip.set(0, 4);
+  ip.set(2, 32);
+  ip.set(8, 1);
+  std::unique_ptr<Layer> ip_ref = create_reference_layer("InnerProduct");
+  ip_ref->load_param(ip);
+  ip_ref->load_model(ModelBinFromMatArray({random_mat(32, 1u)}));
+  EXPECT_NE(error_of([&] { ip_ref->create_pipeline(Option()); }).find("int8 InnerProduct"), std::string::npos);
 
   pd.set(8, 0);
   std::unique_ptr<Layer> l = loaded("ConvolutionDepthWise", pd, {random_mat(72, 1u)});

@@ -4,6 +4,7 @@
 // those outputs must be bit-identical.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -102,6 +103,27 @@ TEST(OptimizeEliminate, SplitOutputsNobodyReadsGoWithIt) {
   const OptimizeResult result = optimize_graph(graph);
   EXPECT_EQ(rewrite_lines(result.lines), std::vector<std::string>{"eliminate_split conv split"});
   EXPECT_EQ(to_param_graph(graph).blob_names, (std::vector<std::string>{"data", "s1", "out"}));
+}
+
+TEST(OptimizeEliminate, NetworkOutputsBehindASplitSurvive) {
+  // Split -> Dropout / Noop / 1x1 Pooling -> out0 (read by nothing: a network output) and
+  // Split -> ReLU -> out1. Bypassing the pass-through layer made out0 an unread Split output,
+  // which eliminate_split then dropped: out0 was gone from the optimized model.
+  for (const char* type : {"Dropout", "Noop", "Pooling"}) {
+    SCOPED_TRACE(type);
+    GraphText g;
+    g.input("data", 8, 5, 7).layer("Convolution", "conv", {"data"}, {"c"}, "0=8 1=1 6=64");
+    g.layer("Split", "split", {"c"}, {"s0", "s1"});
+    g.layer(type, "mid", {"s0"}, {"out0"}, std::string(type) == "Pooling" ? "0=0 1=1 2=1" : "");
+    g.layer("ReLU", "relu", {"s1"}, {"out1"});
+    const ModelGraph before = graph_from_text(g.str(), 21);
+    std::vector<std::string> lines;
+    const ModelGraph after = optimized(before, lines);
+    const std::vector<std::string> names = to_param_graph(after).blob_names;
+    EXPECT_NE(std::find(names.begin(), names.end(), "out0"), names.end());
+    EXPECT_NE(std::find(names.begin(), names.end(), "out1"), names.end());
+    expect_equivalent(before, after, 0);
+  }
 }
 
 TEST(OptimizeEliminate, FlattenAfterGlobalPooling) {

@@ -15,11 +15,18 @@ class InnerProductRef final : public Layer {
     num_output_ = pd.get(0, 0);
     bias_term_ = pd.get(1, 0);
     size_ = pd.get(2, 0);
+    int8_scale_term_ = pd.get(8, 0);
     act_ = Activation::from_ncnn(pd.get(9, 0), pd.get_floats(10));
   }
   void load_model(const ModelBin& mb) override {
     weight_ = mb.load(size_, 0);
     if (bias_term_) bias_ = mb.load(num_output_, 1);
+  }
+  // Like the Convolution twin: an int8 layer is refused, not run in fp32 on weights read
+  // without their scales (which left the scales for the next layer's weights).
+  void create_pipeline(const Option&) override {
+    if (int8_scale_term_ || weight_.elemsize != 4u)
+      fail(ref_label(*this), ": int8 InnerProduct has no reference yet (int8_scale_term ", int8_scale_term_, ")");
   }
   void forward(const Mat& in, Mat& out, const Option&) const override {
     check_ref_blob(*this, in);
@@ -43,7 +50,7 @@ class InnerProductRef final : public Layer {
   }
 
  private:
-  int num_output_ = 0, bias_term_ = 0, size_ = 0;
+  int num_output_ = 0, bias_term_ = 0, size_ = 0, int8_scale_term_ = 0;
   Activation act_;
   Mat weight_, bias_;
 };
