@@ -295,7 +295,8 @@ std::vector<SpecialCase> special_cases() {
 
 TEST(MathUnary, SpecialValuesAsNcnnLibmCalls) {
   const float inf = std::numeric_limits<float>::infinity();
-  const std::vector<float> xs = {-inf, inf, NAN, -0.f, 0.f, -1.f, 1.f, 2.f, -2.f, 100.f, -100.f, 1e30f, -1e30f};
+  const std::vector<float> xs = {-inf, inf, NAN, -0.f, 0.f, -1.f, 1.f, 2.f, -2.f, 100.f, -100.f, 1e30f, -1e30f,
+                                 88.5f, -87.32f, 1e-40f, 44.3f};
   for (const SpecialCase& sc : special_cases()) {
     for (Isa isa : available_isas()) {
       IsaGuard guard(isa);
@@ -352,6 +353,11 @@ TEST(MathUnary, PolynomialFunctionsWithinUlpsOfCorrectlyRounded) {
   };
   const Sweep sweeps[] = {
       {"exp", 7, -87.f, 88.f, [](double x) { return std::exp(x); }, 2},
+      // The ends of float's range: exp_f clamped to [-87.3, 88] (e^88 for all of (88, 88.72],
+      // 0 below -87.3), and log_f read a subnormal's exponent field as a normal one's.
+      {"exp top", 7, 88.f, 88.72283172607422f, [](double x) { return std::exp(x); }, 2},
+      {"exp bottom", 7, -87.33654022216797f, -87.f, [](double x) { return std::exp(x); }, 2},
+      {"log subnorm", 8, 1.4e-45f, 1.1754942e-38f, [](double x) { return std::log(x); }, 2},
       {"log", 8, 1e-30f, 1e30f, [](double x) { return std::log(x); }, 2},
       {"log near 1", 8, 0.5f, 2.f, [](double x) { return std::log(x); }, 2},
       {"log10", 17, 1e-3f, 1e6f, [](double x) { return std::log10(x); }, 3},

@@ -32,9 +32,15 @@ inline uint32_t float_to_bits(float f) {
   return u;
 }
 
-// e^x for x in [-87.3, 88]; clamped outside (e^-87.3 ~ FLT_MIN, e^88 ~ 1.65e38).
+// The range where expf is a normal float: kExpMin is the smallest x with expf(x) >= FLT_MIN,
+// kExpMax the largest with expf(x) finite.
+constexpr float kExpMin = -87.33654022216797f;
+constexpr float kExpMax = 88.72283172607422f;
+
+// e^x over the whole of float's range (the clamps [-87.3, 88] gave e^88 = 1.65e38 for every
+// x in (88, 88.72] and 0 down from -87.3, where expf is still a normal float).
 inline float exp_f(float x_in) {
-  const float x = min_f(max_f(x_in, -87.3f), 88.f);
+  const float x = min_f(max_f(x_in, kExpMin), kExpMax);
   // Round x/ln2 to nearest with the 1.5*2^23 trick: vectorizes without roundps. The sum's
   // low mantissa bits hold n itself, so 2^n below is built from them, without a
   // float-to-int conversion (undefined for the NaN a NaN x carries; p stays NaN then).
@@ -49,22 +55,27 @@ inline float exp_f(float x_in) {
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
   p = p * r * r + r + 1.f;
-  const uint32_t biased_exponent = float_to_bits(shifted) - float_to_bits(12582912.f) + 127u;  // n + 127, mod 2^32
-  float y = p * bits_to_float(biased_exponent << 23);
+  // 2^n as 2^(n - 1) * 2 for n > 0: n reaches 128 near kExpMax, past the exponent field.
+  const bool high = n > 0.f;
+  const uint32_t biased_exponent =
+      float_to_bits(shifted) - float_to_bits(12582912.f) + (high ? 126u : 127u);  // n + 127 - high, mod 2^32
+  float y = p * bits_to_float(biased_exponent << 23) * (high ? 2.f : 1.f);
   // Past the clamp, what expf gives: 0 below (results that would be denormal are flushed,
   // as ncnn flushes them by default) and inf past float's range, so that -inf logits get
   // no probability and sigmoid / swish / mish of huge negative inputs reach 0 instead of
   // x times the clamp's floor (swish(-1e35) was -6e-4). A NaN stays NaN.
-  y = x_in < -87.3f ? 0.f : y;
-  y = x_in > 88.72284f ? INFINITY : y;
+  y = x_in < kExpMin ? 0.f : y;
+  y = x_in > kExpMax ? INFINITY : y;
   return y;
 }
 
-// ln(x) for positive normal x: x = m * 2^e with m in [sqrt(1/2), sqrt(2)), then a
-// degree-8 polynomial in m - 1 (Cephes logf, ~2 ulp).
+// ln(x) for positive x: x = m * 2^e with m in [sqrt(1/2), sqrt(2)), then a degree-8
+// polynomial in m - 1 (Cephes logf, ~2 ulp). A subnormal x is scaled by 2^23 first (its
+// exponent field does not hold its exponent; log(1e-40) came out as -88.0, not -92.1).
 inline float log_f(float x) {
-  const uint32_t u = float_to_bits(x);
-  float e = static_cast<float>(static_cast<int32_t>(u >> 23) - 126);
+  const bool subnormal = x > 0.f && x < 1.17549435e-38f;
+  const uint32_t u = float_to_bits(subnormal ? x * 8388608.f : x);
+  float e = static_cast<float>(static_cast<int32_t>(u >> 23) - (subnormal ? 149 : 126));
   float m = bits_to_float((u & 0x007fffffu) | 0x3f000000u);  // [0.5, 1)
   const bool small = m < 0.707106781186547524f;
   e = small ? e - 1.f : e;
