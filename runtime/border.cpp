@@ -29,7 +29,7 @@ PackedValue make_packed_value(float value, size_t elemsize, int elempack, const 
     if (lane == 4) {
       memcpy(dst, &value, 4);
     } else if (lane == 2) {
-      // The 16-bit type the options select, as convert_layout reads it back (fp16 wins).
+      // The 16-bit type the options select, as convert_layout reads it back (bf16 wins).
       const uint16_t bits =
           requested_storage(opt) == Storage::bf16 ? float32_to_bfloat16(value) : float32_to_float16(value);
       memcpy(dst, &bits, 2);

@@ -14,8 +14,12 @@ const char* storage_name(Storage storage) {
 }
 
 Storage requested_storage(const Option& opt) {
-  if (opt.use_fp16_storage && cpu_info().f16c) return Storage::fp16;
+  // bf16 first: ncnn's x86 build reads every 16-bit blob as bf16 once use_bf16_storage is on
+  // (its fp16 blob branch exists only on ARM82 / RISC-V), and fp16 storage is on by default,
+  // so a custom layer's bf16 blob was decoded as fp16 (1, 2.5, -3, 100 read back as 1.875,
+  // 2.06, -2.13, 3.39).
   if (opt.use_bf16_storage) return Storage::bf16;
+  if (opt.use_fp16_storage && cpu_info().f16c) return Storage::fp16;
   return Storage::fp32;
 }
 

@@ -21,8 +21,8 @@ enum class Storage { fp32, fp16, bf16 };
 
 const char* storage_name(Storage storage);
 
-// The 16-bit storage the options ask for and the CPU can convert (fp16 needs F16C; fp16
-// wins when both are asked for, as in ncnn), or fp32.
+// The 16-bit storage the options ask for and the CPU can convert (fp16 needs F16C; bf16
+// wins when both are asked for, as in ncnn's x86 build), or fp32.
 Storage requested_storage(const Option& opt);
 // The storage a layer may take: requested_storage() when the layer declares support for
 // it, else fp32.

@@ -33,8 +33,8 @@ struct Option {
   bool use_int8_inference = true;
   // ncnn enables fp16 storage by default. Here (as in ncnn's x86 build) it makes
   // InnerProduct keep fp16 weights on F16C CPUs; the Net never casts fp32 blobs down, and
-  // 16-bit blobs a custom layer produces are read as fp16 (bf16 when only use_bf16_storage
-  // is on) by the layers that declare support_fp16_storage.
+  // 16-bit blobs a custom layer produces are read as fp16 (as bf16 whenever use_bf16_storage
+  // is on, as ncnn's x86 build reads them) by the layers that declare support for them.
   bool use_fp16_storage = true;
   bool use_bf16_storage = false;
 

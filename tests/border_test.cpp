@@ -187,14 +187,14 @@ TEST(Border, ValueIsStoredInTheLaneType) {
     SCOPED_TRACE(value);
     check_make_border(3, 1, 16, kMargins[1], value, false);
   }
-  // Both 16-bit storages on: fp16 wins, as convert_layout reads 16-bit blobs back.
-  if (cpu_info().f16c) {
+  // Both 16-bit storages on: bf16 wins, as convert_layout reads 16-bit blobs back.
+  {
     Option both;
     both.use_fp16_storage = both.use_bf16_storage = true;
     Mat half(2, 2, 1, 2u, 1), padded;
     half.fill_bytes(0);
-    copy_make_border(half, padded, 1, 0, 0, 0, 1.f, both);
-    EXPECT_EQ(static_cast<const uint16_t*>(padded.data)[0], float32_to_float16(1.f));
+    copy_make_border(half, padded, 1, 0, 0, 0, 2.5f, both);
+    EXPECT_EQ(static_cast<const uint16_t*>(padded.data)[0], float32_to_bfloat16(2.5f));
   }
   EXPECT_EQ(lane_bytes_of(-300.f, 1, false)[0], static_cast<unsigned char>(-127));
   EXPECT_EQ(lane_bytes_of(2.5f, 1, false)[0], 2);  // ties to even
