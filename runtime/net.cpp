@@ -147,6 +147,8 @@ void Net::load_model(FILE* fp) {
 void Net::load_model(DataReader& reader, const std::string& source) {
   ReaderWeights weights(reader, source);
   load_model(weights);
+  const size_t left = reader.remaining();
+  unread_model_bytes_ = left == kUnknownSize ? 0 : left;
 }
 
 namespace {
@@ -205,6 +207,7 @@ void Net::clear() {
   destroy_pipelines();
   layers_.clear();  // before the mapping: zero-copy weights point into it
   mapping_.reset();
+  unread_model_bytes_ = 0;
   graph_ = ParamGraph();
   blob_hints_.clear();
   producer_.clear();

@@ -70,6 +70,10 @@ class Net {
   void load_model(FILE* fp);
   void load_model(DataReader& reader, const std::string& source = "<bin>");
   void load_model(WeightSource& source);
+  // Bytes the last load_model from a file or memory left unread after every layer's
+  // weights (0 when none, or unknown for a stream). ncnn ignores them, and so does the
+  // Net; `jitconv run` warns, since a .bin of another model usually leaves some.
+  size_t unread_model_bytes() const { return unread_model_bytes_; }
 
   // Releases every layer and pipeline and the local pools' idle blocks; the Net is empty
   // again.
@@ -129,6 +133,7 @@ class Net {
   std::vector<int> consumer_count_;         // per blob: bottoms naming it (with repeats)
   std::vector<int> fused_into_;             // per blob: the layer that fused it away, -1
   std::shared_ptr<const MappedFile> mapping_;
+  size_t unread_model_bytes_ = 0;
   Isa isa_ = Isa::scalar;
   Option pipeline_opt_;
   std::unique_ptr<PoolAllocator> workspace_pool_;  // Option::use_local_pool_allocator

@@ -273,6 +273,22 @@ TEST_F(Cli, UsageErrorsExitTwo) {
   EXPECT_TRUE(contains(run_cli({"info", "extra"}).err, "unexpected argument 'extra'"));
 }
 
+TEST_F(Cli, EmptyShapeSetsAreUsageErrors) {
+  // A directory or an empty --shapes file reported "0 passed, 0 failed" and exit 0.
+  char tmpl[] = "/tmp/jitconv_cli_empty_XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl, empty = dir + "/empty.txt";
+  { std::ofstream(empty) << "# comments only\n"; }
+  for (const std::string& cmd : {"check", "bench"})
+    for (const std::string& path : {dir, empty}) {
+      const CliResult r = run_cli({cmd, "--shapes", path});
+      EXPECT_EQ(r.status, 2) << cmd << " " << path << ": " << r.out << r.err;
+      EXPECT_TRUE(contains(r.err, "no problems in it")) << r.err;
+    }
+  std::remove(empty.c_str());
+  rmdir(dir.c_str());
+}
+
 TEST_F(Cli, FailuresExitOne) {
   const CliResult r = run_cli({"check", "--shapes", "/nonexistent/shapes.txt"});
   EXPECT_EQ(r.status, 1);

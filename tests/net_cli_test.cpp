@@ -53,6 +53,27 @@ TEST_F(NetCli, RunWritesOutputsThatASavedBinReproduces) {
   EXPECT_EQ(first.out, again.out);
 }
 
+TEST_F(NetCli, RunWarnsAboutWeightsLeftInTheBin) {
+  // Another model's .bin ran silently (ncnn reads no further than it needs): a warning.
+  const std::string small = test_model_path("branches.param"), big = test_model_path("elementwise.param");
+  ASSERT_EQ(run({"run", big, "--write-bin", dir_ + "/big.bin", "--output-dir", dir_ + "/x", "--threads", "1"}).status, 0);
+  ASSERT_EQ(run({"run", small, "--write-bin", dir_ + "/small.bin", "--output-dir", dir_ + "/y", "--threads", "1"}).status, 0);
+  const CliResult own = run({"run", small, dir_ + "/small.bin", "--output-dir", dir_ + "/z", "--threads", "1"});
+  ASSERT_EQ(own.status, 0) << own.err;
+  EXPECT_FALSE(contains(own.err, "warning")) << own.err;
+  const CliResult other = run({"run", small, dir_ + "/big.bin", "--output-dir", dir_ + "/w", "--threads", "1"});
+  EXPECT_TRUE(contains(other.err, "warning: " + dir_ + "/big.bin: ")) << other.err;
+  EXPECT_TRUE(contains(other.err, "bytes left after the weights of every layer")) << other.err;
+}
+
+TEST_F(NetCli, BenchmodelWithoutAnOutputBlobIsAnError) {
+  const std::string param = dir_ + "/noout.param";
+  { std::ofstream(param) << "7767517\n2 1\nInput in 0 1 a 0=4 1=4 2=3\nNoop n 1 0 a\n"; }
+  const CliResult r = run({"benchmodel", param, "--threads", "1"});
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_TRUE(contains(r.err, "no output blob")) << r.err;
+}
+
 TEST_F(NetCli, RunOutputIsPlainChwAndMatchesTheLibrary) {
   const std::string param = test_model_path("conv_chain.param");
   Net net;

@@ -135,6 +135,15 @@ TEST_F(OptimizeCli, UsageErrors) {
   const CliResult missing = run({in_param_, file("absent.bin"), param, bin});
   EXPECT_EQ(missing.status, 1);
   EXPECT_NE(missing.err.find("absent.bin"), std::string::npos) << missing.err;
+  // The same file given twice: `o.param o.param` exited 0 with the weights in o.param, and
+  // an output over the mapped input .bin would be written while it is read.
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{in_param_, in_bin_, param, param}, {in_param_, in_bin_, param, in_bin_},
+        {in_param_, in_bin_, in_param_, bin}, {in_param_, in_bin_, param, dir_ + "/./u.param"}}) {
+    const CliResult twice = run(args);
+    EXPECT_EQ(twice.status, 2) << twice.err;
+    EXPECT_NE(twice.err.find("is given twice"), std::string::npos) << twice.err;
+  }
 }
 
 }  // namespace

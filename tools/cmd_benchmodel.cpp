@@ -134,6 +134,9 @@ void bench_model(const Model& model, const BenchSettings& s, const CliArgs& args
   RandomWeights weights(net.graph(), s.seed);
   net.load_model(weights);
   const double load_ms = ms_since(load_start);
+  if (net.output_names().empty())
+    fail(model.path.empty() ? "the built-in model" : model.path,
+         ": the network has no output blob (every blob feeds a layer): nothing to time");
 
   const std::vector<ModelInput> specs = model_inputs(net, args);
   std::vector<Mat> inputs;

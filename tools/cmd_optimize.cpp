@@ -1,6 +1,8 @@
 // jitconv optimize: ncnnoptimize's graph rewrites, shape hints and fp32/fp16 saving.
 #include <cstdio>
+#include <filesystem>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "runtime/optimizer.h"
@@ -8,6 +10,16 @@
 #include "tools/model_tool.h"
 
 namespace jitconv {
+
+namespace {
+// Whether two paths name the same file (the second need not exist yet).
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ea, eb;
+  const std::filesystem::path pa = std::filesystem::weakly_canonical(a, ea), pb = std::filesystem::weakly_canonical(b, eb);
+  if (ea || eb) return a == b;
+  return pa == pb;
+}
+}  // namespace
 
 int cmd_optimize(const std::vector<std::string>& argv) {
   CliArgs args("optimize", "IN.param IN.bin OUT.param OUT.bin [options]",
@@ -35,6 +47,13 @@ int cmd_optimize(const std::vector<std::string>& argv) {
   if (storage_name != "fp32" && storage_name != "fp16")
     args.usage_error("--storage must be fp32 or fp16, got '" + storage_name + "'");
   const WeightStorage storage = storage_name == "fp16" ? WeightStorage::fp16 : WeightStorage::fp32;
+  // The two outputs must be different files, and neither an input: the .bin is mapped
+  // while the outputs are written (`o.param o.param` left the weights in o.param).
+  for (int out : {2, 3})
+    for (int other = 0; other < out; other++)
+      if (same_file(paths[out], paths[other]))
+        args.usage_error(paths[out] + " is given twice (" + (other < 2 ? "an input" : "both outputs") +
+                         "): the four paths must name four files");
 
   ModelGraph graph = load_model_graph(paths[0], paths[1]);
   OptimizeOptions options;

@@ -140,6 +140,11 @@ int cmd_run(const std::vector<std::string>& argv) {
   net.load_param(paths[0]);
   if (paths.size() == 2) {
     net.load_model(paths[1]);
+    // ncnn reads no further than the last layer's weights and neither does the Net; bytes
+    // left over usually mean the .bin of another model (`jitconv optimize` refuses them).
+    if (net.unread_model_bytes() > 0)
+      std::fprintf(stderr, "warning: %s: %zu bytes left after the weights of every layer; it may not belong to %s\n",
+                   paths[1].c_str(), net.unread_model_bytes(), paths[0].c_str());
   } else {
     RandomWeights weights(net.graph(), seed);
     weights.record_weights(args.has("write-bin"));

@@ -33,7 +33,11 @@ std::vector<ConvCase> collect_cases(const CliArgs& args, const std::vector<ConvD
   // in a CI shapes file must not pass: every such line is named, then it is a usage error.
   std::string invalid_lines;
   for (const std::string& path : args.get_all("shapes")) {
-    for (const ShapeFileEntry& entry : read_shape_file(path)) {
+    const std::vector<ShapeFileEntry> entries = read_shape_file(path);
+    // An empty file (or a directory, which opens and reads as empty) would pass with
+    // "0 passed, 0 failed": a wrong path in CI must not.
+    if (entries.empty()) args.usage_error("--shapes " + path + ": no problems in it (an empty file or a directory?)");
+    for (const ShapeFileEntry& entry : entries) {
       ConvCase c;
       c.origin = path + ":" + std::to_string(entry.line);
       c.text = entry.text;
