@@ -40,7 +40,7 @@ Range range_for(const ParamLayer& layer, int k, float gain) {
       if (type == "Deconvolution" || type == "DeconvolutionDepthWise") {
         const int stride_w = std::max(1, layer.params.get(3, 1));
         const int stride_h = std::max(1, layer.params.get(13, stride_w));
-        fan_in = std::max(1.0, fan_in / (stride_w * stride_h));
+        fan_in = std::max(1.0, fan_in / (static_cast<double>(stride_w) * stride_h));  // strides may be huge
       }
       const float a = static_cast<float>(std::sqrt(3.0 * gain / fan_in));
       return {-a, a};
