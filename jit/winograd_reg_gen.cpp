@@ -354,19 +354,11 @@ void WinogradTransformGenerator::generate_output_in_registers() {
   for (int r = vector_registers() - 1; r >= 0; r--) free_.push_back(r);
   if (c.bias) bias_reg_ = take();
   // F(4,3)'s constants: registers on AVX-512, memory operands on AVX2 (no registers to spare).
+  // coef() hands out the register or the memory operand.
   const bool constant_registers = c.m == 4 && c.isa == Isa::avx512;
-  const int c2 = constant_registers ? take() : -1, c4 = constant_registers ? take() : -1,
-            c8 = constant_registers ? take() : -1;
-  std::deque<Address> constant_operands;  // keeps the memory operands times() hands out alive
-  std::deque<Xmm> constant_vectors;
-  auto times = [&](int reg, Constant k) -> const Operand& {
-    if (reg >= 0) {
-      constant_vectors.push_back(vec(reg));
-      return constant_vectors.back();
-    }
-    constant_operands.push_back(constant(k));
-    return constant_operands.back();
-  };
+  const Constant register_constants[] = {kC2, kC4, kC8};
+  if (constant_registers)
+    for (Constant k : register_constants) constant_reg_[k] = take();
   const Reg64 src = reg_src, dst = reg_dst, row_dst = r12, position_row = rax, position_rows = r15;
   const Strides positions{r11, r13, r14, r11};  // M positions of a row: src_stride (A <= 6: no s7)
   const Reg64 out_rows[4] = {rbx, rcx, rdx, rbp};  // output rows 0 .. m-1 of the tile
@@ -383,11 +375,8 @@ void WinogradTransformGenerator::generate_output_in_registers() {
     mov(out_rows[0], ptr[reg_args + offsetof(WinogradTransformArgs, bias)]);
     vmovups(vec(bias_reg_), ptr[out_rows[0]]);
   }
-  if (constant_registers) {
-    vmovups(vec(c2), constant(kC2));
-    vmovups(vec(c4), constant(kC4));
-    vmovups(vec(c8), constant(kC8));
-  }
+  if (constant_registers)
+    for (Constant k : register_constants) vmovups(vec(constant_reg_[k]), constant(k));
 
   // Row pass: the group's outputs of position row i (the row's positions from memory).
   auto row_columns = [&](const std::vector<int>& group) {
@@ -409,15 +398,15 @@ void WinogradTransformGenerator::generate_output_in_registers() {
       vaddps(vec(b), vec(b), in(4));  // s34
       vaddps(vec(y), vec(a), in(0));  // y0 = t0 + s12 + s34
       vaddps(vec(y), vec(y), vec(b));
-      vfmadd231ps(vec(a), vec(b), times(c4, kC4));  // y2 = s12 + 4 s34
+      vfmadd231ps(vec(a), vec(b), coef(kC4));  // y2 = s12 + 4 s34
       give(b);
       return std::vector<int>{y, a};
     }
     vsubps(vec(a), vec(a), in(2));  // d12
     vsubps(vec(b), vec(b), in(4));  // d34
     vaddps(vec(y), vec(a), in(5));  // y3 = d12 + t5 + 8 d34
-    vfmadd231ps(vec(y), vec(b), times(c8, kC8));
-    vfmadd231ps(vec(a), vec(b), times(c2, kC2));  // y1 = d12 + 2 d34
+    vfmadd231ps(vec(y), vec(b), coef(kC8));
+    vfmadd231ps(vec(a), vec(b), coef(kC2));  // y1 = d12 + 2 d34
     give(b);
     return std::vector<int>{a, y};
   };
@@ -442,12 +431,12 @@ void WinogradTransformGenerator::generate_output_in_registers() {
       vaddps(vec(t[0]), vec(t[0]), vec(t[1]));
       vaddps(vec(t[0]), vec(t[0]), vec(t[3]));
       put(0, t[0]);
-      vfmadd231ps(vec(t[1]), vec(t[3]), times(c4, kC4));
+      vfmadd231ps(vec(t[1]), vec(t[3]), coef(kC4));
       put(2, t[1]);
       vaddps(vec(t[5]), vec(d12), vec(t[5]));
-      vfmadd231ps(vec(t[5]), vec(d34), times(c8, kC8));
+      vfmadd231ps(vec(t[5]), vec(d34), coef(kC8));
       put(3, t[5]);
-      vfmadd231ps(vec(d12), vec(d34), times(c2, kC2));
+      vfmadd231ps(vec(d12), vec(d34), coef(kC2));
       put(1, d12);
       give(d34);
       give(d12);

@@ -99,5 +99,14 @@ void check_yolo_counts(const Layer& layer, int num_class, int num_box) {
     layer_fail(layer, num_box, " boxes x (5 + ", num_class, " classes) channels exceed ", INT_MAX);
 }
 
+void check_yolo_map(const Layer& layer, const Mat& map, size_t index, int num_class, int num_box) {
+  if (map.dims != 3 || map.elempack != 1 || lane_bytes(map) != 4)
+    layer_fail(layer, "input ", index, " must be a 3-D fp32 blob of elempack 1");
+  const long channels_per_box = 5L + num_class;
+  if (map.c / num_box != channels_per_box)
+    layer_fail(layer, "input ", index, " has ", map.c, " channels, ", num_box, " boxes x (5 + ", num_class,
+               " classes) need ", num_box * channels_per_box, " (to ", num_box * channels_per_box + num_box - 1, ")");
+}
+
 }  // namespace layers
 }  // namespace jitconv

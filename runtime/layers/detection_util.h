@@ -42,6 +42,9 @@ Mat detection_rows(const std::vector<DetectionBox>& boxes, int label_offset, All
 // The YOLO heads' num_class (param 0) and num_box (param 1): positive, and a map's
 // num_box * (5 + num_class) channels within an int (forward counts them in int).
 void check_yolo_counts(const Layer& layer, int num_class, int num_box);
+// A YOLO head's input map `index`: 3-D fp32 of elempack 1 whose channels / num_box is
+// 5 + num_class, as ncnn tests it (spare channels after the boxes' are not read).
+void check_yolo_map(const Layer& layer, const Mat& map, size_t index, int num_class, int num_box);
 
 // An fp32 elempack-1 blob's scalars in (c, d, h, w) order without channel padding: the
 // blob itself when it is already dense, else a copy into `storage`.

@@ -55,15 +55,7 @@ class YoloDetectionOutput final : public Layer {
 
  private:
   std::vector<DetectionBox> decode_map(const Mat& map, size_t index, const Option& opt) const {
-    const long channels_per_box = 5 + num_class_;
-    if (map.dims != 3 || map.elempack != 1 || lane_bytes(map) != 4)
-      layer_fail(*this, "input ", index, " must be a 3-D fp32 blob of elempack 1");
-    // As ncnn: channels / num_box must be 5 + num_class; spare channels after the boxes'
-    // are not read.
-    if (map.c / num_box_ != channels_per_box)
-      layer_fail(*this, "input ", index, " has ", map.c, " channels, ", num_box_, " boxes x (5 + ", num_class_,
-                 " classes) need ", num_box_ * channels_per_box, " (to ", num_box_ * channels_per_box + num_box_ - 1,
-                 ")");
+    check_yolo_map(*this, map, index, num_class_, num_box_);
     const int h = map.h;
     // One list per (box, row), joined in that order: ncnn's candidate order.
     std::vector<std::vector<DetectionBox>> rows(static_cast<size_t>(num_box_) * h);

@@ -65,14 +65,7 @@ class Yolov3DetectionOutput final : public Layer {
 
  private:
   std::vector<DetectionBox> decode_map(const Mat& map, size_t b, const Option& opt) const {
-    if (map.dims != 3 || map.elempack != 1 || lane_bytes(map) != 4)
-      layer_fail(*this, "input ", b, " must be a 3-D fp32 blob of elempack 1");
-    // As ncnn: channels / num_box must be 5 + num_class; spare channels after the boxes'
-    // are not read.
-    if (map.c / num_box_ != 5 + num_class_)
-      layer_fail(*this, "input ", b, " has ", map.c, " channels, ", num_box_, " boxes x (5 + ", num_class_,
-                 " classes) need ", num_box_ * (5 + num_class_), " (to ", num_box_ * (5 + num_class_) + num_box_ - 1,
-                 ")");
+    check_yolo_map(*this, map, b, num_class_, num_box_);
     const int net_w = static_cast<int>(anchors_scale_[b] * map.w);
     const int net_h = static_cast<int>(anchors_scale_[b] * map.h);
     if (net_w <= 0 || net_h <= 0) layer_fail(*this, "anchors_scale[", b, "] = ", anchors_scale_[b], " gives an empty input size");
