@@ -18,6 +18,7 @@ std::string GemmConf::name() const {
   if (a_fp16) os << "_af16";
   if (prefetch_b) os << "_pfb";
   if (prefetch_a_lines > 0) os << "_pfa" << prefetch_a_lines;
+  if (prefetch_x_lines > 0) os << "_pfx" << prefetch_x_lines;
   if (bias) os << "_bias";
   if (residual) os << "_res";
   if (act.type != ActivationType::none) os << "_" << act.kernel_tag();

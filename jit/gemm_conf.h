@@ -48,6 +48,13 @@ struct GemmConf {
   // stream A panels larger than L2 can share out (sum of all passes) the next panel's
   // lines over the current call, so it arrives from L3 before it is needed.
   int prefetch_a_lines = 0;
+  // A stream of the driver's own lines, fetched into L2 while the call computes: at each k
+  // group, up to this many lines from args.x_prefetch onwards, args.x_prefetch_lines in
+  // all per call (the count runs out first when the driver has fewer). The Winograd driver
+  // fetches the next tile block's input rows and the current block's output rows with it:
+  // a block's transforms otherwise wait on L3 or memory for them, while its GEMM leaves
+  // the memory system idle.
+  int prefetch_x_lines = 0;
   Activation act;
 
   std::string name() const;
@@ -75,6 +82,8 @@ struct GemmArgs {
   long batch;             // batch_reduce: number of (A, B) pairs
   long b_prefetch_offset; // prefetch_b: bytes from each B line to the line to prefetch
   const void* a_prefetch; // prefetch_a_lines: the first line to prefetch
+  const void* x_prefetch; // prefetch_x_lines: the first line of the stream's slice
+  long x_prefetch_lines;  // prefetch_x_lines: lines in the slice
 };
 
 using GemmKernelFn = void (*)(const GemmArgs*);

@@ -72,13 +72,15 @@ void GemmGenerator::emit_k_loop(int width) {
   std::vector<long> pf_lines;
   if (c.prefetch_b)
     for (int j = 0; j < width; j++) add_prefetch_lines(pf_lines, j * c.b_pixel_stride, c.k_pack * 4L);
-  size_t pf_next = 0, pf_a_next = 0;
+  size_t pf_next = 0, pf_a_next = 0, pf_x_next = 0;
   const size_t pf_a_lines = static_cast<size_t>(std::max(0, c.prefetch_a_lines));
+  const size_t pf_x_lines = static_cast<size_t>(std::max(0, c.prefetch_x_lines));
   for (int lane = 0; lane < c.k_pack; lane++) {
     for (; pf_next < prefetch_lines_due(pf_lines.size(), c.k_pack, lane); pf_next++)
       prefetcht1(ptr[reg_b + reg_pf_offset + pf_lines[pf_next]]);
     for (; pf_a_next < prefetch_lines_due(pf_a_lines, c.k_pack, lane); pf_a_next++)
       prefetcht1(ptr[reg_pf_a + static_cast<long>(pf_a_next) * 64]);
+    for (; pf_x_next < prefetch_lines_due(pf_x_lines, c.k_pack, lane); pf_x_next++) emit_x_prefetch();
     for (int oc = 0; oc < c.ur_oc; oc++) {
       const Address w = ptr[reg_a + (static_cast<long>(lane) * c.ur_oc + oc) * c.vlen * a_bytes];
       if (c.a_fp16)
@@ -103,6 +105,20 @@ void GemmGenerator::emit_k_loop(int width) {
   dec(reg_k_iter);
   jnz(l_k, T_NEAR);
   L(l_end);
+}
+
+// One line of the driver's stream, if any is left (the k loop's registers are all live but
+// the temporaries).
+void GemmGenerator::emit_x_prefetch() {
+  Label l_none;
+  cmp(x_prefetch_left, 0);
+  jle(l_none, T_NEAR);
+  mov(reg_tmp0, x_prefetch_next);
+  prefetcht1(ptr[reg_tmp0]);
+  add(reg_tmp0, 64);
+  mov(x_prefetch_next, reg_tmp0);
+  dec(x_prefetch_left);
+  L(l_none);
 }
 
 void GemmGenerator::emit_reduction(int width) {
@@ -184,6 +200,13 @@ void GemmGenerator::generate() {
   preamble();
   if (c.prefetch_b) mov(reg_pf_offset, ptr[reg_args + offsetof(GemmArgs, b_prefetch_offset)]);
   if (c.prefetch_a_lines > 0) mov(reg_pf_a, ptr[reg_args + offsetof(GemmArgs, a_prefetch)]);
+  if (c.prefetch_x_lines > 0) {
+    sub(rsp, kXPrefetchStackBytes);
+    mov(reg_tmp0, ptr[reg_args + offsetof(GemmArgs, x_prefetch)]);
+    mov(x_prefetch_next, reg_tmp0);
+    mov(reg_tmp0, ptr[reg_args + offsetof(GemmArgs, x_prefetch_lines)]);
+    mov(x_prefetch_left, reg_tmp0);
+  }
   mov(reg_a_arg, ptr[reg_args + offsetof(GemmArgs, a)]);
   if (c.batch_reduce)
     xor_(reg_b_block, reg_b_block);
@@ -207,6 +230,7 @@ void GemmGenerator::generate() {
   jnz(l_blocks, T_NEAR);
   L(l_tail);
   if (c.n_tail > 0) emit_block(c.n_tail);
+  if (c.prefetch_x_lines > 0) add(rsp, kXPrefetchStackBytes);
   postamble();
   activation_.emit_table();
 }

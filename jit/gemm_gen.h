@@ -20,6 +20,7 @@ class GemmGenerator : public JitGenerator {
   void emit_init(int width);
   void emit_reduction(int width);
   void emit_k_loop(int width);
+  void emit_x_prefetch();
   void emit_finish(int width);
 
   Xbyak::Xmm vreg(int index) const;
@@ -45,6 +46,11 @@ class GemmGenerator : public JitGenerator {
   const Xbyak::Reg64 reg_batch = rbp;  // byte index into the pointer lists
   const Xbyak::Reg64 reg_pf_offset = rbp;  // prefetch_b (never batch-reduced)
   const Xbyak::Reg64 reg_pf_a = rbp;       // prefetch_a_lines (neither batch-reduced nor prefetch_b)
+  // prefetch_x_lines: the stream's next line and the lines left, in two stack slots (every
+  // general register is taken).
+  static constexpr int kXPrefetchStackBytes = 16;
+  const Xbyak::Address x_prefetch_next = ptr[rsp];
+  const Xbyak::Address x_prefetch_left = qword[rsp + 8];
   const Xbyak::Reg64 reg_tmp0 = rcx;
   const Xbyak::Reg64 reg_tmp1 = rdx;
   const Xbyak::Reg64 reg_tmp2 = rsi;

@@ -208,17 +208,65 @@ std::vector<int> ConvWinograd::block_sizes(long tiles, int threads, const Plan& 
   return sizes;
 }
 
-ConvWinograd::BlockKernels ConvWinograd::block_kernels(int tile_count) const {
+ConvWinograd::BlockKernels ConvWinograd::block_kernels(int tile_count, bool with_stream) const {
   BlockKernels k;
   k.tile_count = tile_count;
   k.nr = register_block(tile_count);
+  k.x_lines = with_stream ? x_prefetch_lines(k.nr) : 0;
   const int pf_lines = u_prefetch_lines(tile_count, k.nr);
-  for (int g = 0; g < kernels_->groups(); g++) k.groups.push_back(kernels_->get(g, tile_count % k.nr, k.nr, pf_lines));
+  for (int g = 0; g < kernels_->groups(); g++)
+    k.groups.push_back(kernels_->get(g, tile_count % k.nr, k.nr, pf_lines, k.x_lines));
   return k;
 }
 
+int ConvWinograd::x_prefetch_lines(int nr) const {
+  // A tile brings about (m + 2) x m input pixels of every channel (its rows' share of a
+  // block's band) and writes m x m output pixels (and reads as many of a residual); a
+  // block's calls (alpha^2 x groups of them) pass over K once per register block of nr
+  // tiles, ic_packs k groups each.
+  const long vbytes = vlen_ * 4L;
+  const long tile_bytes = ic_packs_ * vbytes * (m_ + 2) * m_ + chunks_ * vbytes * m_ * m_ * (params_.residual ? 2 : 1);
+  const double per_k_group = static_cast<double>(tile_bytes) / 64 * nr /
+                             (static_cast<double>(alpha_) * alpha_ * kernels_->groups() * ic_packs_);
+  return static_cast<int>(std::min(8.0, std::max(1.0, std::ceil(per_k_group))));
+}
+
+long ConvWinograd::PrefetchStream::total_lines() const {
+  long lines = 0;
+  for (const Band& b : bands) lines += b.lines;
+  return lines;
+}
+
+void ConvWinograd::PrefetchStream::next_slice(long capacity, const void** first, long* lines) {
+  while (band < bands.size() && line >= bands[band].lines) {
+    band++;
+    line = 0;
+  }
+  if (band == bands.size()) {
+    *first = nullptr;
+    *lines = 0;
+    return;
+  }
+  *first = bands[band].begin + line * 64;
+  *lines = std::min({per_call, capacity, bands[band].lines - line});
+  line += *lines;
+}
+
+void ConvWinograd::add_rows(PrefetchStream& stream, const Mat& mat, int row_begin, int row_end) {
+  if (row_end <= row_begin || mat.data == nullptr) return;
+  const long row_bytes = static_cast<long>(mat.w) * mat.elemsize;
+  for (int c = 0; c < mat.c; c++) {
+    const char* plane = static_cast<const char*>(mat.data) + static_cast<long>(mat.cstep) * mat.elemsize * c;
+    // The lines holding the band's bytes (a line may straddle two planes' bands).
+    const uintptr_t begin = reinterpret_cast<uintptr_t>(plane + row_begin * row_bytes) & ~uintptr_t(63);
+    const uintptr_t end = reinterpret_cast<uintptr_t>(plane + row_end * row_bytes);
+    stream.bands.push_back(
+        PrefetchStream::Band{reinterpret_cast<const char*>(begin), static_cast<long>((end - begin + 63) / 64)});
+  }
+}
+
 void ConvWinograd::gemm_block(const BlockBuffers& buf, const BlockKernels& kernels, int p_begin, int p_end,
-                              int group_begin, int group_end) const {
+                              int group_begin, int group_end, PrefetchStream* stream) const {
   const int tile_count = kernels.tile_count, nr = kernels.nr;
   const int groups = kernels_->groups();
   const long panels = static_cast<long>(alpha_) * alpha_ * groups;
@@ -228,6 +276,9 @@ void ConvWinograd::gemm_block(const BlockBuffers& buf, const BlockKernels& kerne
   args.b_k_stride = static_cast<long>(tile_count) * vlen_ * 4;
   args.c_plane_stride = static_cast<long>(tile_count) * vlen_ * 4;
   args.flags = kGemmFinal;
+  // Lines a call can fetch: x_lines per k group of each register block.
+  const long x_capacity =
+      static_cast<long>(kernels.x_lines) * ic_packs_ * (args.n_blocks + (tile_count % nr ? 1 : 0));
   for (int p = p_begin; p < p_end; p++)
     for (int g = group_begin; g < group_end; g++) {
       const long panel = static_cast<long>(p) * groups + g;
@@ -239,6 +290,11 @@ void ConvWinograd::gemm_block(const BlockBuffers& buf, const BlockKernels& kerne
       args.a_prefetch = static_cast<const float*>(weights_.data) + next % panels * group_floats_;
       args.b = buf.v + p * buf.v_stride;
       args.c = buf.m + p * buf.m_stride + static_cast<long>(g) * kernels_->group_size() * tile_count * vlen_;
+      if (kernels.x_lines > 0) {
+        args.x_prefetch = nullptr;
+        args.x_prefetch_lines = 0;
+        if (stream) stream->next_slice(x_capacity, &args.x_prefetch, &args.x_prefetch_lines);
+      }
       kernels.groups[g].fn(&args);
     }
 }
@@ -258,7 +314,7 @@ void ConvWinograd::prepare(int ih, int iw) {
   const long tiles = tile_plan(ih, iw)->tiles;  // generates the edge transforms
   for (int threads : {1, default_num_threads()}) {
     const Plan p = plan(tiles, threads);
-    for (int count : block_sizes(tiles, threads, p)) block_kernels(count);
+    for (int count : block_sizes(tiles, threads, p)) block_kernels(count, p.split == Split::blocked);
   }
 }
 
@@ -322,10 +378,27 @@ void ConvWinograd::run(const Mat& bottom_in, const Mat* residual, Mat& top, cons
 #pragma omp parallel for num_threads(teams) schedule(static)
     for (int t = 0; t < teams; t++) {
       float* base = static_cast<float*>(work.data) + team_floats * t;
-      for (const TileBlock& b : team_blocks(tiles, teams, t, block)) {
+      const std::vector<TileBlock> blocks = team_blocks(tiles, teams, t, block);
+      for (size_t i = 0; i < blocks.size(); i++) {
+        const TileBlock& b = blocks[i];
         const BlockBuffers buf = overlapped_buffers(base, b.count);
         input_block(bottom, grid, b.first, b.count, 0, ic_packs_, buf);
-        gemm_block(buf, block_kernels(b.count), 0, positions, 0, kernels_->groups());
+        // While the GEMM computes, fetch the rows the next block's input transform reads
+        // and this block's output transform writes (and the residual rows it reads).
+        PrefetchStream stream;
+        int row_begin, row_end;
+        if (i + 1 < blocks.size()) {
+          tile_rows(grid, true, blocks[i + 1].first, blocks[i + 1].count, row_begin, row_end);
+          add_rows(stream, bottom, row_begin, row_end);
+        }
+        tile_rows(grid, false, b.first, b.count, row_begin, row_end);
+        add_rows(stream, top, row_begin, row_end);
+        if (residual) add_rows(stream, *residual, row_begin, row_end);
+        // Slices end at band ends: a quarter more per call than an even share, so the
+        // stream is spent before the GEMM is.
+        const long calls = static_cast<long>(positions) * kernels_->groups();
+        stream.per_call = (stream.total_lines() * 5 / 4 + calls - 1) / calls;
+        gemm_block(buf, block_kernels(b.count, true), 0, positions, 0, kernels_->groups(), &stream);
         output_block(buf, grid, b.first, b.count, 0, chunks_, residual, top);
       }
     }
@@ -344,7 +417,7 @@ void ConvWinograd::run(const Mat& bottom_in, const Mat* residual, Mat& top, cons
       const BlockBuffers buf = side_by_side_buffers(static_cast<float*>(work.data) + v_floats * t, mbuf, count);
       const int group_begin = groups * t / teams, group_end = groups * (t + 1) / teams;
       input_block(bottom, grid, 0, count, 0, ic_packs_, buf);
-      gemm_block(buf, block_kernels(count), 0, positions, group_begin, group_end);
+      gemm_block(buf, block_kernels(count, false), 0, positions, group_begin, group_end);
       output_block(buf, grid, 0, count, group_begin * kernels_->group_size(),
                    std::min(chunks_, group_end * kernels_->group_size()), residual, top);
     }
@@ -364,7 +437,7 @@ void ConvWinograd::run(const Mat& bottom_in, const Mat* residual, Mat& top, cons
     input_block(bottom, grid, 0, count, static_cast<int>(c), static_cast<int>(c) + 1, buf);
   });
   const int groups = kernels_->groups();
-  const BlockKernels kernels = block_kernels(count);  // the cache lookups lock: once per forward
+  const BlockKernels kernels = block_kernels(count, false);  // the cache lookups lock: once per forward
   run_tasks(static_cast<long>(positions) * groups, threads, [&](long task, int) {
     const int p = static_cast<int>(task / groups), g = static_cast<int>(task % groups);
     gemm_block(buf, kernels, p, p + 1, g, g + 1);

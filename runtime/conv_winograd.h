@@ -67,6 +67,29 @@ class ConvWinograd final : public ConvImpl {
   // Tile plans built so far (one per new input shape; tests check the cache).
   long tile_plans_built() const;
 
+  // The blocked plan's prefetch stream for one block's GEMM: bands of whole rows of the
+  // tensors' channel planes (the next block's input rows, then this block's output and
+  // residual rows), handed out to the calls in contiguous slices.
+  struct PrefetchStream {
+    struct Band {
+      const char* begin;
+      long lines;
+    };
+    std::vector<Band> bands;
+    long per_call = 0;  // lines a call takes (at most)
+    size_t band = 0;
+    long line = 0;  // in bands[band]
+    long total_lines() const;
+    // The next call's slice: its first line and line count (0 once the bands are spent).
+    void next_slice(long capacity, const void** first, long* lines);
+  };
+  // Appends the rows [row_begin, row_end) of every channel plane of `mat` to the stream.
+  static void add_rows(PrefetchStream& stream, const Mat& mat, int row_begin, int row_end);
+  // The tensor rows [begin, end) that tiles [tile_begin, tile_begin + count) of an ih x iw
+  // input read (input) or write (output), whole rows: a partly covered tile row counts
+  // whole, a dilated layer's band spans its sub-images' rows. Empty: begin == end == 0.
+  void tile_rows(int ih, int iw, bool input, long tile_begin, int count, int& begin, int& end) const;
+
  private:
   void run(const Mat& bottom, const Mat* residual, Mat& top, const Option& opt) const;
   // The GEMM kernels of every chunk group for blocks of tile_count tiles (the lookups
@@ -74,9 +97,15 @@ class ConvWinograd final : public ConvImpl {
   struct BlockKernels {
     int tile_count;
     int nr;  // tiles per register block
+    int x_lines;  // GemmConf::prefetch_x_lines (0: the kernels fetch no stream)
     std::vector<GemmKernelCache::Kernel> groups;
   };
-  BlockKernels block_kernels(int tile_count) const;
+  // with_stream: kernels that fetch the blocked plan's prefetch stream.
+  BlockKernels block_kernels(int tile_count, bool with_stream) const;
+  // GemmConf::prefetch_x_lines for the stream of blocks on register blocks of nr tiles:
+  // enough that a block's GEMM calls can fetch the next block's input rows and the
+  // block's own output rows (about 1 for 64 input channels, more for fewer).
+  int x_prefetch_lines(int nr) const;
   int register_block(int tile_count) const;  // equal register blocks of at most nr_max_ tiles
   // Where one block's V and M live: position p's panel at v + p * v_stride (floats), and
   // the same for M.
@@ -99,8 +128,9 @@ class ConvWinograd final : public ConvImpl {
   // Positions [p_begin, p_end) x groups [group_begin, group_end) of one block's GEMM (U
   // panels in that order; the last one prefetches the panel after it). Position p reads
   // V's panel p whole before it writes M's panel p.
+  // stream: null, or the lines the calls fetch (BlockKernels::x_lines per k group).
   void gemm_block(const BlockBuffers& buf, const BlockKernels& kernels, int p_begin, int p_end, int group_begin,
-                  int group_end) const;
+                  int group_end, PrefetchStream* stream = nullptr) const;
   // GemmConf::prefetch_a_lines for calls over tile_count tiles: 0 while U stays in L2,
   // else one (position, group) panel of U shared out over a call's passes over K.
   int u_prefetch_lines(int tile_count, int nr) const;
@@ -141,6 +171,7 @@ class ConvWinograd final : public ConvImpl {
   // last: a forward looks its plan up instead of rebuilding it.
   std::shared_ptr<const TilePlan> tile_plan(int ih, int iw) const;
   TileEdges tile_edges(bool input, int h, int w, int top, int left, int tiles_h, int tiles_w) const;  // edge_mutex_ held
+  void tile_rows(const TilePlan& tiles, bool input, long tile_begin, int count, int& begin, int& end) const;
   // V panels of tiles [tile_begin, tile_begin + count) for channel packs [pack_begin, pack_end).
   void input_block(const Mat& bottom, const TilePlan& tiles, long tile_begin, int count, int pack_begin,
                    int pack_end, const BlockBuffers& buf) const;

@@ -154,6 +154,32 @@ long ConvWinograd::tile_plans_built() const {
   return tile_plans_built_;
 }
 
+void ConvWinograd::tile_rows(int ih, int iw, bool input, long tile_begin, int count, int& begin, int& end) const {
+  tile_rows(*tile_plan(ih, iw), input, tile_begin, count, begin, end);
+}
+
+void ConvWinograd::tile_rows(const TilePlan& tiles, bool input, long tile_begin, int count, int& begin,
+                             int& end) const {
+  int oh, ow;
+  params_.output_size(tiles.ih, tiles.iw, oh, ow);
+  const int limit = input ? tiles.ih : oh;
+  begin = limit;
+  end = 0;
+  for (const TilePlan::TileRow& row : tiles.rows) {
+    const SubImage& part = tiles.parts[row.part];
+    const TileEdges& edges = input ? part.input : part.output;
+    if (row.first_tile >= tile_begin + count || row.first_tile + edges.tiles_w <= tile_begin) continue;
+    // Sub-image rows [first, first + extent) of the tile row, at tensor rows y0 + dh i.
+    const int first = (input ? edges.top : 0) + row.ty * m_, extent = input ? alpha_ : m_;
+    const int y0 = input ? part.in_y : part.out_y;
+    const int lo = std::max(0, first), hi = std::min(edges.h, first + extent);
+    if (lo >= hi) continue;
+    begin = std::min(begin, y0 + dh_ * lo);
+    end = std::max(end, std::min(limit, y0 + dh_ * (hi - 1) + 1));
+  }
+  if (begin >= end) begin = end = 0;
+}
+
 void ConvWinograd::input_block(const Mat& bottom, const TilePlan& tiles, long tile_begin, int count, int pack_begin,
                                int pack_end, const BlockBuffers& buf) const {
   const long vbytes = vlen_ * 4L;

@@ -15,14 +15,15 @@ GemmKernelCache::GemmKernelCache(const GemmConf& base, int oc) : base_(base) {
   last_lanes_ = oc - (chunks_ - 1) * base.vlen;
 }
 
-GemmKernelCache::Kernel GemmKernelCache::get(int group, int n_tail, int nr, int prefetch_a_lines) const {
+GemmKernelCache::Kernel GemmKernelCache::get(int group, int n_tail, int nr, int prefetch_a_lines,
+                                             int prefetch_x_lines) const {
   if (nr <= 0) nr = base_.nr;
   if (nr > base_.nr) fail("GemmKernelCache: nr ", nr, " exceeds the register budget ", base_.nr);
   const bool last = group == groups_ - 1;
   // The last group shares the main kernel when it is a full group of full chunks.
   const bool distinct = last && (last_chunks_ != base_.ur_oc || last_lanes_ != base_.vlen);
   std::lock_guard<std::mutex> lock(mutex_);
-  auto key = std::make_tuple(distinct, nr, n_tail, prefetch_a_lines);
+  auto key = std::make_tuple(distinct, nr, n_tail, prefetch_a_lines, prefetch_x_lines);
   auto it = entries_.find(key);
   if (it == entries_.end()) {
     Entry e;
@@ -30,6 +31,7 @@ GemmKernelCache::Kernel GemmKernelCache::get(int group, int n_tail, int nr, int 
     e.conf.n_tail = n_tail;
     e.conf.nr = nr;
     e.conf.prefetch_a_lines = prefetch_a_lines;
+    e.conf.prefetch_x_lines = prefetch_x_lines;
     e.conf.ur_oc = distinct ? last_chunks_ : base_.ur_oc;
     e.conf.last_chunk_lanes = distinct ? last_lanes_ : base_.vlen;
     const GemmConf conf = e.conf;

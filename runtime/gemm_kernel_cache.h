@@ -32,9 +32,9 @@ class GemmKernelCache {
     GemmKernelFn fn;
   };
   // Thread-safe; generates the kernel on first use. nr: pixels per register block
-  // (0: the base configuration's; at most what the registers allow). prefetch_a_lines:
-  // GemmConf::prefetch_a_lines of the kernel.
-  Kernel get(int group, int n_tail, int nr = 0, int prefetch_a_lines = 0) const;
+  // (0: the base configuration's; at most what the registers allow). prefetch_a_lines,
+  // prefetch_x_lines: GemmConf's, of the kernel.
+  Kernel get(int group, int n_tail, int nr = 0, int prefetch_a_lines = 0, int prefetch_x_lines = 0) const;
   std::vector<std::string> names() const;
 
  private:
@@ -45,7 +45,7 @@ class GemmKernelCache {
   GemmConf base_;
   int chunks_, groups_, last_chunks_, last_lanes_;
   mutable std::mutex mutex_;
-  mutable std::map<std::tuple<bool, int, int, int>, Entry> entries_;  // (last group?, nr, tail, A prefetch)
+  mutable std::map<std::tuple<bool, int, int, int, int>, Entry> entries_;  // (last group?, nr, tail, A / x prefetch)
   mutable std::vector<std::string> names_;
 };
 

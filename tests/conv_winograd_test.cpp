@@ -408,6 +408,135 @@ TEST(ConvWinograd, UPrefetchWhenUOutgrowsL2) {
   }
 }
 
+TEST(ConvWinograd, StreamBandsAreTheRowsABlockReadsAndWrites) {
+  // The blocked plan's GEMM prefetches the next block's input rows and the block's output
+  // rows: tile_rows must give the band of whole rows the block's transforms touch, from
+  // the tile order of conv_winograd.h (tile row ty of every sub-image, then ty + 1),
+  // for every variant, dilation, padding and block of tiles. A wrong band costs only
+  // time, which no other test would see.
+  const Isa isa = jit_isas().front();
+  const int vlen = isa_lanes(isa);
+  const std::vector<float> w(static_cast<size_t>(vlen) * vlen * 9, 0.25f), b(vlen, 0.f);
+  for (int m : {2, 4, 6})
+    for (int d : {1, 2, 3})
+      for (int pad : {0, 1, 3})
+        for (const auto& hw : {std::make_pair(9, 11), std::make_pair(23, 7), std::make_pair(16, 16)}) {
+          const int ih = hw.first, iw = hw.second;
+          const ConvParams p = ConvTester().ic(vlen).oc(vlen).kernel(3).dilation(d).pad(pad).params();
+          int oh, ow;
+          p.output_size(ih, iw, oh, ow);
+          if (oh < 1 || ow < 1) continue;
+          SCOPED_TRACE("F(" + std::to_string(m) + ",3) d" + std::to_string(d) + " pad " + std::to_string(pad) + " " +
+                       std::to_string(ih) + "x" + std::to_string(iw));
+          ConvWinograd wino(p, w.data(), b.data(), isa, vlen, vlen, m);
+          // Each tile's sub-image (ry, rx) and tile row ty, in the plan's order.
+          struct Tile {
+            int ry, ty;
+          };
+          std::vector<Tile> order;
+          const int parts_h = std::min(d, oh), parts_w = std::min(d, ow);
+          for (int ty = 0;; ty++) {
+            const size_t before = order.size();
+            for (int ry = 0; ry < parts_h; ry++)
+              for (int rx = 0; rx < parts_w; rx++) {
+                const int out_h = (oh - ry + d - 1) / d, out_w = (ow - rx + d - 1) / d;
+                if (ty >= (out_h + m - 1) / m) continue;
+                for (int tx = 0; tx < (out_w + m - 1) / m; tx++) order.push_back(Tile{ry, ty});
+              }
+            if (order.size() == before) break;
+          }
+          const long tiles = static_cast<long>(order.size());
+          for (long first = 0; first < tiles; first += 3)
+            for (int count : {1, 2, 5, 17}) {
+              if (first + count > tiles) continue;
+              for (bool input : {true, false}) {
+                // Input: window rows ry - pad + d (ty m + j), j < m + 2; output: ry + d (ty m + i), i < m.
+                int lo = input ? ih : oh, hi = -1;
+                for (long t = first; t < first + count; t++)
+                  for (int j = 0; j < (input ? m + 2 : m); j++) {
+                    const int row = order[t].ry - (input ? pad : 0) + d * (order[t].ty * m + j);
+                    if (row < 0 || row >= (input ? ih : oh)) continue;
+                    lo = std::min(lo, row);
+                    hi = std::max(hi, row);
+                  }
+                int begin = -1, end = -1;
+                wino.tile_rows(ih, iw, input, first, count, begin, end);
+                if (hi < 0) {
+                  EXPECT_EQ(begin, end);
+                } else {
+                  EXPECT_EQ(begin, lo) << (input ? "input" : "output") << " tiles " << first << "+" << count;
+                  EXPECT_EQ(end, hi + 1) << (input ? "input" : "output") << " tiles " << first << "+" << count;
+                }
+              }
+            }
+        }
+}
+
+TEST(ConvWinograd, StreamSlicesCoverItsBandsInOrder) {
+  // Slices are contiguous runs within one band, at most per_call and the call's capacity
+  // lines, and together every line of every band once, in order; then empty.
+  const Mat mat(13, 11, 3, 8 * 4u, 8);  // three planes of 11 rows of 13 pixels x 32 bytes
+  for (long per_call : {1L, 7L, 64L, 5000L})
+    for (long capacity : {1L, 3L, 40L}) {
+      ConvWinograd::PrefetchStream stream;
+      ConvWinograd::add_rows(stream, mat, 2, 7);
+      ConvWinograd::add_rows(stream, mat, 0, 0);  // nothing
+      ASSERT_EQ(stream.bands.size(), 3u);
+      const long row_bytes = 13 * 32;
+      for (int c = 0; c < 3; c++) {
+        const char* plane = static_cast<const char*>(mat.data) + mat.cstep * mat.elemsize * c;
+        const uintptr_t first = reinterpret_cast<uintptr_t>(plane + 2 * row_bytes);
+        const uintptr_t last = reinterpret_cast<uintptr_t>(plane + 7 * row_bytes) - 1;
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(stream.bands[c].begin), first / 64 * 64);
+        EXPECT_EQ(stream.bands[c].lines, static_cast<long>(last / 64 - first / 64 + 1));
+      }
+      stream.per_call = per_call;
+      std::vector<const char*> fetched;
+      for (int call = 0; call < 100000; call++) {
+        const void* slice = nullptr;
+        long lines = -1;
+        stream.next_slice(capacity, &slice, &lines);
+        ASSERT_LE(lines, std::min(per_call, capacity));
+        if (lines == 0) {
+          EXPECT_EQ(slice, nullptr);
+          break;
+        }
+        ASSERT_GT(lines, 0);
+        for (long l = 0; l < lines; l++) fetched.push_back(static_cast<const char*>(slice) + l * 64);
+      }
+      std::vector<const char*> expected;
+      for (const auto& band : stream.bands)
+        for (long l = 0; l < band.lines; l++) expected.push_back(band.begin + l * 64);
+      EXPECT_EQ(fetched, expected) << "per_call " << per_call << " capacity " << capacity;
+      EXPECT_EQ(stream.total_lines(), static_cast<long>(expected.size()));
+    }
+}
+
+TEST(ConvWinograd, BlockedPlansFetchTheStream) {
+  // The GEMM kernels of a blocked plan carry the stream (_pfx); a layer of one channel
+  // pack gets more lines per k group than one of 64 channels (each k group covers fewer
+  // channels' worth of rows). Exact results on every plan with the stream running.
+  for (Isa isa : jit_isas()) {
+    const int vlen = isa_lanes(isa);
+    for (int c : {vlen, 64}) {
+      const std::vector<float> w(static_cast<size_t>(c) * c * 9, 0.25f), b(c, 0.f);
+      ConvWinograd wino(ConvTester().ic(c).oc(c).kernel(3).pad(1).params(), w.data(), b.data(), isa, vlen, vlen, 4);
+      wino.prepare(40, 40);
+      ASSERT_EQ(wino.plan(100, 1).split, ConvWinograd::Split::blocked);
+      const std::string d = wino.describe();
+      if (c == 64) {
+        EXPECT_NE(d.find("_pfx1"), std::string::npos) << d;
+      } else {  // one pack: several lines per k group
+        EXPECT_NE(d.find("_pfx"), std::string::npos) << d;
+        EXPECT_EQ(d.find("_pfx1"), std::string::npos) << d;
+      }
+    }
+    for (int threads : {1, 2})
+      ConvTester().isa(isa).ic(vlen * 3).oc(vlen * 2 + 1).input(37, 29).kernel(3).pad(1).bias(true)
+          .threads(threads).test_winograd(4, winograd_bound(4));
+  }
+}
+
 TEST(ConvWinograd, LongKKeepsTwoChunksOnAvx2) {
   // The GEMM tile shrinks until its A panel (K x chunks x vector) fits two thirds of L1,
   // but on AVX2 not below two chunks: a one-chunk tile broadcasts each B value for a single

@@ -1,7 +1,8 @@
 // The GEMM microkernel against a scalar GEMM: every register sub-tile (ur_oc x width),
 // K = 1..3 unrolled groups, strided B and C, partial last chunks, every output elempack,
-// bias/residual/activation epilogues, batch-reduce, and split-K through the partial-sum
-// buffer. Sentinels around C catch writes outside the tile.
+// bias/residual/activation epilogues, batch-reduce, split-K through the partial-sum
+// buffer, and the software prefetches (hints: the results must not change). Sentinels
+// around C catch writes outside the tile.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -46,6 +47,14 @@ class GemmKernelTester {
   GemmKernelTester& prefetch_a(int lines, const void* target) {
     conf_.prefetch_a_lines = lines;
     a_prefetch_ = target;
+    return *this;
+  }
+  // prefetch_x: up to `lines` lines per k group of a driver's stream starting at `target`,
+  // `count` lines in all per call (a hint).
+  GemmKernelTester& prefetch_x(int lines, const void* target, long count) {
+    conf_.prefetch_x_lines = lines;
+    x_prefetch_ = target;
+    x_prefetch_count_ = count;
     return *this;
   }
   GemmKernelTester& batch(int n) { batch_ = n; conf_.batch_reduce = n > 0; return *this; }
@@ -129,6 +138,8 @@ class GemmKernelTester {
       args.batch = batches;
       args.b_prefetch_offset = prefetch_offset_;
       args.a_prefetch = a_prefetch_;
+      args.x_prefetch = x_prefetch_;
+      args.x_prefetch_lines = x_prefetch_count_;
       kernel->entry<GemmKernelFn>()(&args);
     };
     if (split_k_ && k_groups_ > 1) {
@@ -161,6 +172,8 @@ class GemmKernelTester {
   GemmConf conf_;
   long prefetch_offset_ = 0;
   const void* a_prefetch_ = nullptr;
+  const void* x_prefetch_ = nullptr;
+  long x_prefetch_count_ = 0;
   int n_blocks_ = 1;
   int k_groups_ = 1;
   int stride_factor_ = 1;
@@ -271,6 +284,29 @@ TEST(GemmKernel, APrefetch) {
     GemmKernelTester().isa(isa).tile(2, 5).pixels(1, 2).k(16, 4).split_k(true).bias(true).residual(true).act("mish")
         .prefetch_a(8, next_panel.data()).test();
     GemmKernelTester().isa(isa).tile(2, 6).pixels(0, 4).k(8, 2).prefetch_a(3, next_panel.data()).test();
+  }
+}
+
+TEST(GemmKernel, XPrefetch) {
+  // The driver's stream lives in two stack slots and the k loop's temporary: every sub-tile,
+  // k packing, lines per k group, a count that runs out before, at and never within the
+  // call's k groups (0: none), beside the A prefetch (as Winograd runs it), batch-reduced,
+  // split K and epilogues around it.
+  const std::vector<float> stream(1 << 16, 1.f);
+  for (Isa isa : jit_isas()) {
+    for (int ur = 1; ur <= (isa == Isa::avx512 ? 4 : 3); ur++)
+      for (int tail : {0, 1, 3})
+        for (int kp : {1, 8, 16})
+          for (int lines : {1, 3})
+            for (long count : {0L, 2L, 9L, 1000L})
+              GemmKernelTester().isa(isa).tile(ur, 4).pixels(2, tail).k(kp, 3).prefetch_x(lines, stream.data(), count)
+                  .test();
+    GemmKernelTester().isa(isa).tile(2, 6).pixels(3, 4).k(8, 8).prefetch_a(2, stream.data())
+        .prefetch_x(1, stream.data() + 4096, 20).test();
+    GemmKernelTester().isa(isa).tile(2, 5).pixels(1, 2).k(16, 4).split_k(true).bias(true).residual(true).act("mish")
+        .prefetch_x(2, stream.data(), 7).test();
+    GemmKernelTester().isa(isa).tile(3, 4).pixels(2, 1).k(8, 2).batch(3).act("relu").prefetch_x(1, stream.data(), 100)
+        .test();
   }
 }
 
