@@ -208,11 +208,11 @@ std::vector<int> ConvWinograd::block_sizes(long tiles, int threads, const Plan& 
   return sizes;
 }
 
-ConvWinograd::BlockKernels ConvWinograd::block_kernels(int tile_count, bool with_stream) const {
+ConvWinograd::BlockKernels ConvWinograd::block_kernels(int tile_count) const {
   BlockKernels k;
   k.tile_count = tile_count;
   k.nr = register_block(tile_count);
-  k.x_lines = with_stream ? x_prefetch_lines(k.nr) : 0;
+  k.x_lines = x_prefetch_lines(k.nr);
   const int pf_lines = u_prefetch_lines(tile_count, k.nr);
   for (int g = 0; g < kernels_->groups(); g++)
     k.groups.push_back(kernels_->get(g, tile_count % k.nr, k.nr, pf_lines, k.x_lines));
@@ -252,10 +252,11 @@ void ConvWinograd::PrefetchStream::next_slice(long capacity, const void** first,
   line += *lines;
 }
 
-void ConvWinograd::add_rows(PrefetchStream& stream, const Mat& mat, int row_begin, int row_end) {
+void ConvWinograd::add_rows(PrefetchStream& stream, const Mat& mat, int row_begin, int row_end, int plane_begin,
+                            int plane_end) {
   if (row_end <= row_begin || mat.data == nullptr) return;
   const long row_bytes = static_cast<long>(mat.w) * mat.elemsize;
-  for (int c = 0; c < mat.c; c++) {
+  for (int c = plane_begin; c < (plane_end < 0 ? mat.c : std::min(plane_end, mat.c)); c++) {
     const char* plane = static_cast<const char*>(mat.data) + static_cast<long>(mat.cstep) * mat.elemsize * c;
     // The lines holding the band's bytes (a line may straddle two planes' bands).
     const uintptr_t begin = reinterpret_cast<uintptr_t>(plane + row_begin * row_bytes) & ~uintptr_t(63);
@@ -265,8 +266,23 @@ void ConvWinograd::add_rows(PrefetchStream& stream, const Mat& mat, int row_begi
   }
 }
 
+ConvWinograd::PrefetchStream ConvWinograd::gemm_stream(const Mat& bottom, int in_begin, int in_end, const Mat& top,
+                                                     const Mat* residual, int out_begin, int out_end, int chunk_begin,
+                                                     int chunk_end, long calls) const {
+  PrefetchStream stream;
+  add_rows(stream, bottom, in_begin, in_end);
+  // Output planes of out_pack channels: chunk c holds planes [c vlen / out_pack, (c + 1) vlen / out_pack).
+  const int plane_begin = chunk_begin * vlen_ / out_pack_, plane_end = chunk_end * vlen_ / out_pack_;
+  add_rows(stream, top, out_begin, out_end, plane_begin, plane_end);
+  if (residual) add_rows(stream, *residual, out_begin, out_end, plane_begin, plane_end);
+  // Slices end at band ends: a quarter more per call than an even share, so the stream is
+  // spent before the GEMM is.
+  stream.per_call = (stream.total_lines() * 5 / 4 + calls - 1) / std::max(1L, calls);
+  return stream;
+}
+
 void ConvWinograd::gemm_block(const BlockBuffers& buf, const BlockKernels& kernels, int p_begin, int p_end,
-                              int group_begin, int group_end, PrefetchStream* stream) const {
+                              int group_begin, int group_end, PrefetchStream& stream) const {
   const int tile_count = kernels.tile_count, nr = kernels.nr;
   const int groups = kernels_->groups();
   const long panels = static_cast<long>(alpha_) * alpha_ * groups;
@@ -290,11 +306,7 @@ void ConvWinograd::gemm_block(const BlockBuffers& buf, const BlockKernels& kerne
       args.a_prefetch = static_cast<const float*>(weights_.data) + next % panels * group_floats_;
       args.b = buf.v + p * buf.v_stride;
       args.c = buf.m + p * buf.m_stride + static_cast<long>(g) * kernels_->group_size() * tile_count * vlen_;
-      if (kernels.x_lines > 0) {
-        args.x_prefetch = nullptr;
-        args.x_prefetch_lines = 0;
-        if (stream) stream->next_slice(x_capacity, &args.x_prefetch, &args.x_prefetch_lines);
-      }
+      stream.next_slice(x_capacity, &args.x_prefetch, &args.x_prefetch_lines);
       kernels.groups[g].fn(&args);
     }
 }
@@ -314,7 +326,7 @@ void ConvWinograd::prepare(int ih, int iw) {
   const long tiles = tile_plan(ih, iw)->tiles;  // generates the edge transforms
   for (int threads : {1, default_num_threads()}) {
     const Plan p = plan(tiles, threads);
-    for (int count : block_sizes(tiles, threads, p)) block_kernels(count, p.split == Split::blocked);
+    for (int count : block_sizes(tiles, threads, p)) block_kernels(count);
   }
 }
 
@@ -384,21 +396,13 @@ void ConvWinograd::run(const Mat& bottom_in, const Mat* residual, Mat& top, cons
         const BlockBuffers buf = overlapped_buffers(base, b.count);
         input_block(bottom, grid, b.first, b.count, 0, ic_packs_, buf);
         // While the GEMM computes, fetch the rows the next block's input transform reads
-        // and this block's output transform writes (and the residual rows it reads).
-        PrefetchStream stream;
-        int row_begin, row_end;
-        if (i + 1 < blocks.size()) {
-          tile_rows(grid, true, blocks[i + 1].first, blocks[i + 1].count, row_begin, row_end);
-          add_rows(stream, bottom, row_begin, row_end);
-        }
-        tile_rows(grid, false, b.first, b.count, row_begin, row_end);
-        add_rows(stream, top, row_begin, row_end);
-        if (residual) add_rows(stream, *residual, row_begin, row_end);
-        // Slices end at band ends: a quarter more per call than an even share, so the
-        // stream is spent before the GEMM is.
-        const long calls = static_cast<long>(positions) * kernels_->groups();
-        stream.per_call = (stream.total_lines() * 5 / 4 + calls - 1) / calls;
-        gemm_block(buf, block_kernels(b.count, true), 0, positions, 0, kernels_->groups(), &stream);
+        // and this block's output transform writes.
+        int in_begin = 0, in_end = 0, out_begin, out_end;
+        if (i + 1 < blocks.size()) tile_rows(grid, true, blocks[i + 1].first, blocks[i + 1].count, in_begin, in_end);
+        tile_rows(grid, false, b.first, b.count, out_begin, out_end);
+        PrefetchStream stream = gemm_stream(bottom, in_begin, in_end, top, residual, out_begin, out_end, 0, chunks_,
+                                            static_cast<long>(positions) * kernels_->groups());
+        gemm_block(buf, block_kernels(b.count), 0, positions, 0, kernels_->groups(), stream);
         output_block(buf, grid, b.first, b.count, 0, chunks_, residual, top);
       }
     }
@@ -416,10 +420,14 @@ void ConvWinograd::run(const Mat& bottom_in, const Mat* residual, Mat& top, cons
     for (int t = 0; t < teams; t++) {
       const BlockBuffers buf = side_by_side_buffers(static_cast<float*>(work.data) + v_floats * t, mbuf, count);
       const int group_begin = groups * t / teams, group_end = groups * (t + 1) / teams;
+      const int chunk_begin = group_begin * kernels_->group_size();
+      const int chunk_end = std::min(chunks_, group_end * kernels_->group_size());
       input_block(bottom, grid, 0, count, 0, ic_packs_, buf);
-      gemm_block(buf, block_kernels(count, false), 0, positions, group_begin, group_end);
-      output_block(buf, grid, 0, count, group_begin * kernels_->group_size(),
-                   std::min(chunks_, group_end * kernels_->group_size()), residual, top);
+      // While the GEMM computes, fetch the output rows of this thread's chunks.
+      PrefetchStream stream = gemm_stream(bottom, 0, 0, top, residual, 0, top.h, chunk_begin, chunk_end,
+                                          static_cast<long>(positions) * (group_end - group_begin));
+      gemm_block(buf, block_kernels(count), 0, positions, group_begin, group_end, stream);
+      output_block(buf, grid, 0, count, chunk_begin, chunk_end, residual, top);
     }
     return;
   }
@@ -437,10 +445,17 @@ void ConvWinograd::run(const Mat& bottom_in, const Mat* residual, Mat& top, cons
     input_block(bottom, grid, 0, count, static_cast<int>(c), static_cast<int>(c) + 1, buf);
   });
   const int groups = kernels_->groups();
-  const BlockKernels kernels = block_kernels(count, false);  // the cache lookups lock: once per forward
-  run_tasks(static_cast<long>(positions) * groups, threads, [&](long task, int) {
+  const BlockKernels kernels = block_kernels(count);  // the cache lookups lock: once per forward
+  // While the GEMM computes, each thread fetches the output rows of the chunks its run of
+  // output tasks starts with (TaskRanges' equal runs; taken-over tasks excepted).
+  const long gemm_tasks = static_cast<long>(positions) * groups;
+  std::vector<PrefetchStream> streams;
+  for (int t = 0; t < threads; t++)
+    streams.push_back(gemm_stream(bottom, 0, 0, top, residual, 0, top.h, chunks_ * t / threads,
+                                  chunks_ * (t + 1) / threads, (gemm_tasks + threads - 1) / threads));
+  run_tasks(gemm_tasks, threads, [&](long task, int thread) {
     const int p = static_cast<int>(task / groups), g = static_cast<int>(task % groups);
-    gemm_block(buf, kernels, p, p + 1, g, g + 1);
+    gemm_block(buf, kernels, p, p + 1, g, g + 1, streams[thread]);
   });
   run_tasks(chunks_, threads, [&](long c, int) {
     output_block(buf, grid, 0, count, static_cast<int>(c), static_cast<int>(c) + 1, residual, top);

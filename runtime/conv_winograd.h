@@ -67,9 +67,10 @@ class ConvWinograd final : public ConvImpl {
   // Tile plans built so far (one per new input shape; tests check the cache).
   long tile_plans_built() const;
 
-  // The blocked plan's prefetch stream for one block's GEMM: bands of whole rows of the
-  // tensors' channel planes (the next block's input rows, then this block's output and
-  // residual rows), handed out to the calls in contiguous slices.
+  // The prefetch stream of a thread's GEMM calls: bands of whole rows of the tensors'
+  // channel planes (the blocked plan: the next block's input rows, then this block's
+  // output and residual rows; the others: the output rows of the thread's chunks), handed
+  // out to the calls in contiguous slices.
   struct PrefetchStream {
     struct Band {
       const char* begin;
@@ -83,8 +84,10 @@ class ConvWinograd final : public ConvImpl {
     // The next call's slice: its first line and line count (0 once the bands are spent).
     void next_slice(long capacity, const void** first, long* lines);
   };
-  // Appends the rows [row_begin, row_end) of every channel plane of `mat` to the stream.
-  static void add_rows(PrefetchStream& stream, const Mat& mat, int row_begin, int row_end);
+  // Appends the rows [row_begin, row_end) of channel planes [plane_begin, plane_end) of
+  // `mat` (plane_end < 0: to the last) to the stream.
+  static void add_rows(PrefetchStream& stream, const Mat& mat, int row_begin, int row_end, int plane_begin = 0,
+                       int plane_end = -1);
   // The tensor rows [begin, end) that tiles [tile_begin, tile_begin + count) of an ih x iw
   // input read (input) or write (output), whole rows: a partly covered tile row counts
   // whole, a dilated layer's band spans its sub-images' rows. Empty: begin == end == 0.
@@ -97,14 +100,18 @@ class ConvWinograd final : public ConvImpl {
   struct BlockKernels {
     int tile_count;
     int nr;  // tiles per register block
-    int x_lines;  // GemmConf::prefetch_x_lines (0: the kernels fetch no stream)
+    int x_lines;  // GemmConf::prefetch_x_lines
     std::vector<GemmKernelCache::Kernel> groups;
   };
-  // with_stream: kernels that fetch the blocked plan's prefetch stream.
-  BlockKernels block_kernels(int tile_count, bool with_stream) const;
-  // GemmConf::prefetch_x_lines for the stream of blocks on register blocks of nr tiles:
-  // enough that a block's GEMM calls can fetch the next block's input rows and the
-  // block's own output rows (about 1 for 64 input channels, more for fewer).
+  BlockKernels block_kernels(int tile_count) const;
+  // The stream of one thread's GEMM calls (`calls` of them): the input rows [in_begin,
+  // in_end) of every input plane, then the output rows [out_begin, out_end) of chunks
+  // [chunk_begin, chunk_end) (and the residual's, which the output transform reads).
+  PrefetchStream gemm_stream(const Mat& bottom, int in_begin, int in_end, const Mat& top, const Mat* residual,
+                             int out_begin, int out_end, int chunk_begin, int chunk_end, long calls) const;
+  // GemmConf::prefetch_x_lines for calls on register blocks of nr tiles: enough that a
+  // block's GEMM calls can fetch the next block's input rows and the block's own output
+  // rows (1 for 64 input channels, more for fewer).
   int x_prefetch_lines(int nr) const;
   int register_block(int tile_count) const;  // equal register blocks of at most nr_max_ tiles
   // Where one block's V and M live: position p's panel at v + p * v_stride (floats), and
@@ -127,10 +134,9 @@ class ConvWinograd final : public ConvImpl {
   BlockBuffers side_by_side_buffers(float* v, float* m, int count) const;
   // Positions [p_begin, p_end) x groups [group_begin, group_end) of one block's GEMM (U
   // panels in that order; the last one prefetches the panel after it). Position p reads
-  // V's panel p whole before it writes M's panel p.
-  // stream: null, or the lines the calls fetch (BlockKernels::x_lines per k group).
+  // V's panel p whole before it writes M's panel p. The calls fetch the stream's lines.
   void gemm_block(const BlockBuffers& buf, const BlockKernels& kernels, int p_begin, int p_end, int group_begin,
-                  int group_end, PrefetchStream* stream = nullptr) const;
+                  int group_end, PrefetchStream& stream) const;
   // GemmConf::prefetch_a_lines for calls over tile_count tiles: 0 while U stays in L2,
   // else one (position, group) panel of U shared out over a call's passes over K.
   int u_prefetch_lines(int tile_count, int nr) const;

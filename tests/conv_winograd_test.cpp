@@ -512,10 +512,10 @@ TEST(ConvWinograd, StreamSlicesCoverItsBandsInOrder) {
     }
 }
 
-TEST(ConvWinograd, BlockedPlansFetchTheStream) {
-  // The GEMM kernels of a blocked plan carry the stream (_pfx); a layer of one channel
-  // pack gets more lines per k group than one of 64 channels (each k group covers fewer
-  // channels' worth of rows). Exact results on every plan with the stream running.
+TEST(ConvWinograd, GemmKernelsFetchTheStream) {
+  // The GEMM kernels carry the stream (_pfx); a layer of one channel pack gets more lines
+  // per k group than one of 64 channels (each k group covers fewer channels' worth of
+  // rows). Exact results with the stream running (the other tests run every plan on it).
   for (Isa isa : jit_isas()) {
     const int vlen = isa_lanes(isa);
     for (int c : {vlen, 64}) {
