@@ -277,7 +277,8 @@ ConvWinograd::PrefetchStream ConvWinograd::gemm_stream(const Mat& bottom, int in
   if (residual) add_rows(stream, *residual, out_begin, out_end, plane_begin, plane_end);
   // Slices end at band ends: a quarter more per call than an even share, so the stream is
   // spent before the GEMM is.
-  stream.per_call = (stream.total_lines() * 5 / 4 + calls - 1) / std::max(1L, calls);
+  const long shares = std::max(1L, calls);
+  stream.per_call = (stream.total_lines() * 5 / 4 + shares - 1) / shares;
   return stream;
 }
 
