@@ -62,11 +62,12 @@ TEST(ConvGemm, PointwisePrefetchesManyPlanes) {
     }
     const std::vector<float> w(128 * 24, 0.5f), b(24, 0.f);
     const int lanes = isa_lanes(isa);
-    ConvGemm many(ConvTester().ic(128).oc(24).kernel(1).params(), w.data(), b.data(), isa, lanes, lanes);
+    const int out24 = 24 % lanes == 0 ? lanes : 8;  // oc 24 on AVX-512 goes out in elempack 8
+    ConvGemm many(ConvTester().ic(128).oc(24).kernel(1).params(), w.data(), b.data(), isa, lanes, out24);
     const int side = static_cast<int>(std::sqrt(half_l2 / (4.0 * 128))) + 2;
     many.prepare(side, side);
     EXPECT_EQ(many.describe().find("_pfb") != std::string::npos, isa == Isa::avx2) << many.describe();
-    ConvGemm small(ConvTester().ic(128).oc(24).kernel(1).params(), w.data(), b.data(), isa, lanes, lanes);
+    ConvGemm small(ConvTester().ic(128).oc(24).kernel(1).params(), w.data(), b.data(), isa, lanes, out24);
     small.prepare(8, 8);  // fits in L2: no prefetching kernels
     EXPECT_EQ(small.describe().find("_pfb"), std::string::npos) << small.describe();
   }
@@ -116,7 +117,8 @@ TEST(ConvGemm, PointwiseFewChunksTakeThreeChunkGroups) {
     for (int oc : {40, 64, 16, 48, 128}) {
       const std::vector<float> w(64 * oc, 0.5f), b(oc, 0.f);
       const int lanes = isa_lanes(isa);
-      ConvGemm gemm(ConvTester().ic(64).oc(oc).kernel(1).params(), w.data(), b.data(), isa, lanes, lanes);
+      const int out_pack = oc % lanes == 0 ? lanes : 8;  // 40 on AVX-512: elempack 8 out
+      ConvGemm gemm(ConvTester().ic(64).oc(oc).kernel(1).params(), w.data(), b.data(), isa, lanes, out_pack);
       const GemmBlocking general = choose_gemm_blocking(isa, (oc + lanes - 1) / lanes, Activation());
       const bool three = isa == Isa::avx2 && (oc == 40 || oc == 64);
       const std::string tile = three ? "tile 3x4 " : "tile " + std::to_string(general.ur_oc) + "x" + std::to_string(general.nr) + " ";

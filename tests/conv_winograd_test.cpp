@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
@@ -518,19 +519,21 @@ TEST(ConvWinograd, GemmKernelsFetchTheStream) {
   // rows). Exact results with the stream running (the other tests run every plan on it).
   for (Isa isa : jit_isas()) {
     const int vlen = isa_lanes(isa);
+    std::vector<int> lines_per_group;
     for (int c : {vlen, 64}) {
       const std::vector<float> w(static_cast<size_t>(c) * c * 9, 0.25f), b(c, 0.f);
       ConvWinograd wino(ConvTester().ic(c).oc(c).kernel(3).pad(1).params(), w.data(), b.data(), isa, vlen, vlen, 4);
       wino.prepare(40, 40);
       ASSERT_EQ(wino.plan(100, 1).split, ConvWinograd::Split::blocked);
       const std::string d = wino.describe();
-      if (c == 64) {
-        EXPECT_NE(d.find("_pfx1"), std::string::npos) << d;
-      } else {  // one pack: several lines per k group
-        EXPECT_NE(d.find("_pfx"), std::string::npos) << d;
-        EXPECT_EQ(d.find("_pfx1"), std::string::npos) << d;
-      }
+      const size_t at = d.find("_pfx");
+      ASSERT_NE(at, std::string::npos) << d;
+      lines_per_group.push_back(std::atoi(d.c_str() + at + 4));
+      EXPECT_GE(lines_per_group.back(), 1) << d;
+      EXPECT_LE(lines_per_group.back(), 8) << d;
     }
+    // One pack: more lines per k group (AVX2 64 channels: 1; AVX-512, 4 packs in one group: 7).
+    EXPECT_GT(lines_per_group[0], lines_per_group[1]) << isa_name(isa);
     for (int threads : {1, 2})
       ConvTester().isa(isa).ic(vlen * 3).oc(vlen * 2 + 1).input(37, 29).kernel(3).pad(1).bias(true)
           .threads(threads).test_winograd(4, winograd_bound(4));
