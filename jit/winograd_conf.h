@@ -38,7 +38,7 @@ constexpr int kWinogradMaxDilation = 64;
 struct WinogradTransformConf {
   Isa isa = Isa::avx512;
   int vlen = 16;
-  int m = 4;           // output tile: 2, 4 or 6
+  int m = 4;           // output tile: 2, 4, 5 or 6
   bool input = true;   // input transform (else output)
   bool bias = false;   // output only
   bool residual = false;  // output only: add the residual at dst + residual_offset before the activation

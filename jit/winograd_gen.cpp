@@ -1,5 +1,6 @@
 #include "jit/winograd_gen.h"
 
+#include <cmath>
 #include <cstddef>
 #include <cstring>
 #include <sstream>
@@ -30,7 +31,7 @@ std::string WinogradTransformConf::name() const {
 // results) do not fit. TSC ticks per F(4,3) input tile of 8 channels (Zen 3, 20 tiles x 8
 // packs, V 181 KB): stack 123, registers 83.
 bool WinogradTransformConf::in_registers() const {
-  if (stack_pass) return false;
+  if (stack_pass || m == 5) return false;  // F(5,3): stack form only
   if (isa == Isa::avx512) return true;
   if (input) return m != 6;
   if (m == 6) return false;
@@ -40,7 +41,8 @@ bool WinogradTransformConf::in_registers() const {
 
 WinogradTransformGenerator::WinogradTransformGenerator(const WinogradTransformConf& conf)
     : conf_(conf), activation_(*this, conf.isa, conf.act) {
-  if (conf.m != 2 && conf.m != 4 && conf.m != 6) fail("Winograd transform: m must be 2, 4 or 6");
+  for (int& r : constant_reg_) r = -1;
+  if (conf.m != 2 && conf.m != 4 && conf.m != 5 && conf.m != 6) fail("Winograd transform: m must be 2, 4, 5 or 6");
   if (conf.isa == Isa::scalar) fail("Winograd transform kernels need AVX2 or AVX-512");
   if (conf.input && (conf.bias || conf.residual || conf.act.type != ActivationType::none))
     fail(conf.name(), ": bias, residual and activation belong to the output transform");
@@ -58,7 +60,25 @@ Xmm WinogradTransformGenerator::vec(int index) const {
   return conf_.isa == Isa::avx512 ? Xmm(Zmm(index)) : Xmm(Ymm(index));
 }
 
+namespace {
+// The constant table, in Constant's order.
+const float kConstantValues[] = {0.25f, 0.5f, 1.25f, 2.f, 2.5f, 4.f,     4.25f,  5.f,  5.25f, 8.f,
+                                 16.f,  32.f, 0.125f, 0.0625f, 0.03125f, 1.5f, 3.5f, 4.5f, 6.f};
+
+// F(5,3)'s B^T for the points 0, 1, -1, 2, -2, 1/2 and infinity (Cook-Toom, checked exactly
+// in rationals; G is kG5 in runtime/winograd_weights.cpp). Every row has a +1 term.
+const double kBT5[7][7] = {{-2, 4, 2.5, -5, -0.5, 1, 0},   {0, 2, -2, -4.5, 0.5, 1, 0}, {0, -2, 6, -3.5, -1.5, 1, 0},
+                           {0, 1, -1.5, -2, 1.5, 1, 0},    {0, -1, 2.5, 0, -2.5, 1, 0}, {0, 4, 0, -5, 0, 1, 0},
+                           {0, -2, 4, 2.5, -5, -0.5, 1}};
+}  // namespace
+
 Address WinogradTransformGenerator::constant(Constant c) { return ptr[rip + table_ + static_cast<int>(c) * 64]; }
+
+WinogradTransformGenerator::Constant WinogradTransformGenerator::constant_of(double value) const {
+  for (int i = 0; i < kConstantCount; i++)
+    if (static_cast<double>(kConstantValues[i]) == std::fabs(value)) return static_cast<Constant>(i);
+  fail(conf_.name(), ": no constant ", value);
+}
 
 int WinogradTransformGenerator::take() {
   if (free_.empty()) fail(conf_.name(), ": out of vector registers");
@@ -84,9 +104,12 @@ void WinogradTransformGenerator::hoist_constants(int reserved) {
   static const std::vector<Constant> input4 = {kC4, kC5, kC2};
   static const std::vector<Constant> output6 = {kC2, kC0_5, kC8, kC0_125, kC32, kC0_03125, kC4, kC0_25, kC16, kC0_0625};
   static const std::vector<Constant> output4 = {kC2, kC4, kC8};
+  static const std::vector<Constant> input5 = {kC2, kC2_5, kC4, kC5, kC0_5, kC1_5, kC4_5, kC6, kC3_5};
+  static const std::vector<Constant> output5 = {kC2, kC4, kC0_5, kC8, kC0_25, kC16, kC0_125, kC0_0625};
   static const std::vector<Constant> none;
-  const std::vector<Constant>& order =
-      conf_.m == 2 ? none : conf_.input ? (conf_.m == 6 ? input6 : input4) : (conf_.m == 6 ? output6 : output4);
+  const std::vector<Constant>& order = conf_.m == 2   ? none
+                                       : conf_.input ? (conf_.m == 6 ? input6 : conf_.m == 5 ? input5 : input4)
+                                                     : (conf_.m == 6 ? output6 : conf_.m == 5 ? output5 : output4);
   for (Constant c : order) {
     if (static_cast<int>(free_.size()) <= reserved) break;
     constant_reg_[c] = take();
@@ -139,6 +162,33 @@ void WinogradTransformGenerator::input_1d(const std::vector<Lane>& in, const std
     put(2, t);
     vsubps(vec(t), vec(d[3]), vec(d[1]));
     put(3, t);
+  } else if (conf_.m == 5) {
+    // r_k = sum_l BT[k][l] d_l: from a +1 term, then one add / FMA per other term.
+    for (int k = 0; k < A; k++) {
+      const double* row = kBT5[k];
+      int first = 0;
+      while (row[first] != 1.0) first++;
+      bool started = false;
+      for (int l = 0; l < A; l++) {
+        const double v = row[l];
+        if (l == first || v == 0.0) continue;
+        const Xmm acc = started ? vec(t) : vec(d[first]);
+        if (v == 1.0) {
+          vaddps(vec(t), acc, vec(d[l]));
+        } else if (v == -1.0) {
+          vsubps(vec(t), acc, vec(d[l]));
+        } else {
+          if (!started) vmovaps(vec(t), vec(d[first]));
+          if (v > 0)
+            vfmadd231ps(vec(t), vec(d[l]), coef(constant_of(v)));
+          else
+            vfnmadd231ps(vec(t), vec(d[l]), coef(constant_of(v)));
+        }
+        started = true;
+      }
+      if (!started) vmovaps(vec(t), vec(d[first]));
+      put(k, t);
+    }
   } else if (conf_.m == 4) {
     vmovaps(vec(t), vec(d[4]));  // r0 = 4 d0 - 5 d2 + d4
     vfmadd231ps(vec(t), vec(d[0]), coef(kC4));
@@ -237,12 +287,26 @@ void WinogradTransformGenerator::output_1d(const std::vector<Lane>& in, const st
       vmovaps(vec(b), vec(y));
     }
     const int s12 = t[1], d12 = t[2], s34 = t[3], d34 = t[4];
-    // y0 = t0 + s12 + s34 (+ s56)
+    // y0 = t0 + s12 + s34 (+ s56; F(5,3): + t5, the point 1/2)
     vaddps(vec(y), vec(t[0]), vec(s12));
     vaddps(vec(y), vec(y), vec(s34));
-    if (conf_.m == 6) vaddps(vec(y), vec(y), vec(t[5]));
+    if (conf_.m >= 5) vaddps(vec(y), vec(y), vec(t[5]));
     put(0);
-    if (conf_.m == 4) {
+    if (conf_.m == 5) {
+      // y_k = (d12 | s12) + 2^k (d34 | s34) + 2^-k t5, and y4 adds t6 (infinity).
+      const Constant up[5] = {kConstantCount, kC2, kC4, kC8, kC16};
+      const Constant down[5] = {kConstantCount, kC0_5, kC0_25, kC0_125, kC0_0625};
+      for (int k = 1; k < 5; k++) {
+        const bool odd = k % 2 == 1;
+        if (k == 4)
+          vaddps(vec(y), vec(s12), vec(t[6]));
+        else
+          vmovaps(vec(y), vec(odd ? d12 : s12));
+        vfmadd231ps(vec(y), vec(odd ? d34 : s34), coef(up[k]));
+        vfmadd231ps(vec(y), vec(t[5]), coef(down[k]));
+        put(k);
+      }
+    } else if (conf_.m == 4) {
       vmovaps(vec(y), vec(d12));  // y1 = d12 + 2 d34
       vfmadd231ps(vec(y), vec(d34), coef(kC2));
       put(1);
@@ -402,13 +466,12 @@ void WinogradTransformGenerator::tile_loop(const std::function<void()>& body) {
 }
 
 void WinogradTransformGenerator::emit_table() {
-  const float values[kConstantCount] = {0.25f, 0.5f, 1.25f, 2.f, 2.5f, 4.f, 4.25f, 5.f, 5.25f, 8.f,
-                                        16.f, 32.f, 0.125f, 0.0625f, 0.03125f};
+  static_assert(sizeof(kConstantValues) / sizeof(kConstantValues[0]) == kConstantCount, "one value per constant");
   align(64);
   L(table_);
   for (int i = 0; i < kConstantCount; i++) {
     uint32_t bits;
-    std::memcpy(&bits, &values[i], 4);
+    std::memcpy(&bits, &kConstantValues[i], 4);
     for (int lane = 0; lane < 16; lane++) dd(bits);
   }
 }

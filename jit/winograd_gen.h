@@ -1,6 +1,8 @@
 // Emits a Winograd transform kernel from a WinogradTransformConf (see winograd_conf.h).
 // Two passes per tile: the rows (alpha values each), then the columns. The 1-D
-// transforms are the factored B^T / A^T of the points {0, +-1, +-2, +-1/2} and infinity.
+// transforms are the factored B^T / A^T of the points {0, +-1, +-2, +-1/2} and infinity
+// (F(5,3): {0, +-1, +-2, 1/2} and infinity; its input rows share no factors and run as
+// plain sums of products, in the stack form only).
 // Where the register file holds them (conf.in_registers(): AVX-512, and on AVX2 F(2,3)
 // and F(4,3) both ways), the row pass computes one group of output columns of every row
 // into registers and the column pass transforms them straight out, overwriting dead
@@ -37,7 +39,9 @@ class WinogradTransformGenerator : public JitGenerator {
 
  private:
   enum Constant { kC0_25, kC0_5, kC1_25, kC2, kC2_5, kC4, kC4_25, kC5, kC5_25, kC8, kC16, kC32, kC0_125, kC0_0625,
-                  kC0_03125, kConstantCount };
+                  kC0_03125, kC1_5, kC3_5, kC4_5, kC6, kConstantCount };
+  // The constant equal to |value| (F(5,3)'s generic 1-D input transform); fails if none.
+  Constant constant_of(double value) const;
   Xbyak::Xmm vec(int index) const;
   int vector_registers() const { return conf_.isa == Isa::avx512 ? 32 : 16; }
   Xbyak::Address constant(Constant c);
@@ -68,7 +72,7 @@ class WinogradTransformGenerator : public JitGenerator {
   ActivationEmitter activation_;
   Xbyak::Label table_;
   std::vector<int> free_;
-  int constant_reg_[kConstantCount] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+  int constant_reg_[kConstantCount];  // -1: not in a register (set by the constructor)
   std::deque<Xbyak::Xmm> operands_;       // keep what coef() hands out alive
   std::deque<Xbyak::Address> addresses_;
   int bias_reg_ = -1;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "jit/winograd_conf.h"
+#include "runtime/cpu.h"
 
 namespace jitconv {
 
@@ -44,6 +45,7 @@ struct WinogradRow {
   const char* algo;      // ... prefer this variant ...
   int min_output = 0;    // ... when min(oh, ow) is at least this ...
   bool tight_tiles = false;  // ... and its 6x6 tiles pad oh and ow no more than F(4,3)'s 4x4.
+  bool fewer_positions = false;  // ... and F(5,3) passes f53_pays (below).
 };
 // First matching row wins; unknown shapes take F(4,3). Small outputs waste the big tiles'
 // padding, and their transformed weights (alpha^2/9 x the original) outgrow L2 and stream
@@ -61,8 +63,19 @@ struct WinogradRow {
 // 1.07, 32->64@24 1.06 / 0.97; AVX2, one thread: 96@35 1.16, 48@35 1.18, 128@24 1.16,
 // 192@17 1.37, 256@18 1.50, 64@24 1.06. Tiles looser: 64@56 0.95 / 0.94, 128@28 0.86 / 0.90;
 // and 64@12 (2x2 tiles of 6) 0.90 / 0.78, hence the 16 floor.
+//
+// F(5,3) (7x7 tiles, 5x5 outputs) pays where 5 covers the output tighter than 4 and 6
+// (f53_pays): 14x14 takes 9 tiles of 49 positions against F(4,3)'s 16 of 36 (441 against
+// 576 GEMM columns per pixel of U). Zen 4 (AVX-512), one thread, x oneDNN, two interleaved
+// rounds each, F(4,3) -> F(5,3): 256@14 2.29-2.32 -> 2.69-2.97, 128@14 2.46-2.53 ->
+// 3.06-3.10, 512@14 2.59 -> 3.04, 64@14 2.14-2.18 -> 2.47-2.85, 32@14 1.84-2.03 ->
+// 1.94-2.34, 384->256@13 1.51-1.88 -> 2.02-2.48, 192@13 1.53-1.64 -> 1.87-2.06, 96@25
+// 1.97-2.29 -> 2.97-3.11, 64@20 3.22 -> 3.41-3.43, 64@10 1.86-1.89 -> 2.70-3.02; and where
+// it lost: 256@10 1.86-1.89 -> 1.60-1.70, 512@10 2.15-2.37 -> 1.54-1.61 (4 tiles multiply
+// all of a U that streams from L3, 12.8 / 51 MB).
 constexpr WinogradRow kWinogradRows[] = {
     {7, 0, "winograd23"},
+    {1 << 30, 0, "winograd53", 9, false, true},
     {1 << 30, 0, "winograd63", 16, true},
     {1 << 30, 0, "winograd43"},
 };
@@ -87,6 +100,21 @@ constexpr WinogradRow kWinogradRowsCold[] = {
 // Output extent covered by tiles of m outputs.
 int tile_cover(int size, int m) { return (size + m - 1) / m * m; }
 
+// Transform positions (GEMM columns) F(m,3) spends on an oh x ow output.
+long positions(int oh, int ow, int m) {
+  return static_cast<long>(m + 2) * ((oh + m - 1) / m) * (m + 2) * ((ow + m - 1) / m);
+}
+
+// F(5,3) over F(4,3) and F(6,3): at least 10% fewer positions than F(4,3), fewer than
+// F(6,3), and when its weights (49 ic oc floats) outgrow L2, 9 tiles or more to share them.
+bool f53_pays(const ConvParams& p, int oh, int ow) {
+  const long p5 = positions(oh, ow, 5);
+  if (p5 > 0.9 * positions(oh, ow, 4) || p5 >= positions(oh, ow, 6)) return false;
+  const long tiles = static_cast<long>((oh + 4) / 5) * ((ow + 4) / 5);
+  const double u_bytes = 49.0 * p.ic * p.oc * 4;
+  return tiles >= 9 || u_bytes <= static_cast<double>(cpu_info().l2_bytes);
+}
+
 // Small outputs and large dilations put many of a 3x3 kernel's taps in the padding, which
 // the direct kernels skip and Winograd computes anyway, on tiles that overhang the output.
 // Winograd's time relative to direct's is then about (tile cover) / (valid taps x gain),
@@ -97,7 +125,9 @@ int tile_cover(int size, int m) { return (size + m - 1) / m * m; }
 // where Winograd lost: 256@2 0.54 / 1.09, 256@3 0.71 / 1.24, 3x3 -> 1x1 0.46 / 1.09. The
 // gains below are those measured or, for F(4,3) / F(6,3), their usual ratio to direct;
 // direct is taken where the estimate says Winograd is more than 5% slower.
-constexpr double kWinogradGain[] = {1.9, 2.5, 2.8};  // F(2,3), F(4,3), F(6,3)
+// F(5,3)'s between F(4,3)'s and F(6,3)'s (its tiles as tight as theirs: 64@30, 96@25
+// about 3.4 / 3.0x oneDNN against F(4,3)'s 2.3 / 2.1).
+double winograd_gain(int m) { return m == 2 ? 1.9 : m == 4 ? 2.5 : m == 5 ? 2.7 : 2.8; }
 constexpr double kWinogradMaxEstimate = 1.05;
 
 // One axis: the fraction of the kernel's taps inside the input over all outputs, and the
@@ -123,13 +153,14 @@ double winograd_over_direct(const ConvParams& p, int ih, int iw, int m) {
   p.output_size(ih, iw, oh, ow);
   const ConvPads pads = p.pads_for(ih, iw);
   const AxisTaps rows = axis_taps(ih, oh, pads.top, p.dh, m), columns = axis_taps(iw, ow, pads.left, p.dw, m);
-  return rows.cover * columns.cover / (rows.valid * columns.valid * kWinogradGain[m / 2 - 1]);
+  return rows.cover * columns.cover / (rows.valid * columns.valid * winograd_gain(m));
 }
 
 bool winograd_enabled(const std::string& algo, const Option& opt) {
   if (!opt.use_winograd_convolution) return false;
   if (algo == "winograd23") return opt.use_winograd23_convolution;
   if (algo == "winograd43") return opt.use_winograd43_convolution;
+  if (algo == "winograd53") return opt.use_winograd53_convolution;
   if (algo == "winograd63") return opt.use_winograd63_convolution;
   return false;
 }
@@ -149,7 +180,7 @@ bool conv_path_applies(const std::string& algo, const ConvParams& p, Isa isa, st
     if (p.sh != 1 || p.sw != 1) return no("the dilated split needs stride 1");
     return true;
   }
-  if (algo == "winograd23" || algo == "winograd43" || algo == "winograd63") {
+  if (algo == "winograd23" || algo == "winograd43" || algo == "winograd53" || algo == "winograd63") {
     if (p.kh != 3 || p.kw != 3) return no("Winograd needs a 3x3 kernel");
     if (p.sh != 1 || p.sw != 1) return no("Winograd needs stride 1");
     static const std::string too_dilated = "Winograd takes dilations up to " + std::to_string(kWinogradMaxDilation);
@@ -161,7 +192,7 @@ bool conv_path_applies(const std::string& algo, const ConvParams& p, Isa isa, st
 
 std::vector<std::string> applicable_conv_paths(const ConvParams& p, Isa isa, const Option& opt) {
   std::vector<std::string> paths;
-  for (const char* algo : {"direct", "gemm", "brgemm", "winograd23", "winograd43", "winograd63", "dilated"}) {
+  for (const char* algo : {"direct", "gemm", "brgemm", "winograd23", "winograd43", "winograd53", "winograd63", "dilated"}) {
     if (!conv_path_applies(algo, p, isa)) continue;
     const std::string a = algo;
     if ((a == "gemm" || a == "brgemm") && !opt.use_sgemm_convolution) continue;
@@ -202,18 +233,20 @@ PathChoice choose_conv_path(const ConvParams& p, Isa isa, const Option& opt, int
       for (size_t r = 0; r < row_count; r++) {
         const WinogradRow& row = rows[r];
         if (out <= row.max_output && std::min(p.ic, p.oc) >= row.min_channels && out >= row.min_output &&
-            (!row.tight_tiles || (tile_cover(oh, 6) <= tile_cover(oh, 4) && tile_cover(ow, 6) <= tile_cover(ow, 4)))) {
+            (!row.tight_tiles || (tile_cover(oh, 6) <= tile_cover(oh, 4) && tile_cover(ow, 6) <= tile_cover(ow, 4))) &&
+            (!row.fewer_positions || f53_pays(p, oh, ow))) {
           preferred = row.algo;
           break;
         }
       }
     if (std::strcmp(preferred, "direct") == 0) goto not_winograd;
-    // A disabled variant falls back 63 -> 43 -> 23 (and then to GEMM/direct).
-    static const char* const kOrder[] = {"winograd63", "winograd43", "winograd23"};
+    // A disabled variant falls back 63 -> 43 -> 23 or 53 -> 43 -> 23 (and then to
+    // GEMM/direct): F(5,3) only where its row chose it.
+    static const char* const kOrder[] = {"winograd53", "winograd63", "winograd43", "winograd23"};
     int start = 0;
     while (std::strcmp(kOrder[start], preferred) != 0) start++;
-    for (int i = start; i < 3; i++)
-      if (winograd_enabled(kOrder[i], opt)) {
+    for (int i = start; i < 4; i++)
+      if ((i == start || i >= 2) && winograd_enabled(kOrder[i], opt)) {
         const int m = kOrder[i][8] - '0';
         const double estimate = out > 0 ? winograd_over_direct(p, ih, iw, m) : 0.0;
         if (estimate > kWinogradMaxEstimate) {

@@ -12,7 +12,7 @@
 namespace jitconv {
 
 struct PathChoice {
-  std::string algo;    // "direct", "gemm", "winograd23", "winograd43", "winograd63", "scalar"
+  std::string algo;    // "direct", "gemm", "winograd23", "winograd43", "winograd53", "winograd63", "scalar"
   std::string reason;  // why, for `jitconv dump` and profiles
 };
 

@@ -50,7 +50,7 @@ class ConvRunner {
 const char* conv_algo_names();
 
 // algo: "auto" (the layer's own choice), "direct", "gemm", "winograd23", "winograd43",
-// "winograd63". weights: g x oc/g x ic/g x kh x kw; bias: oc values or nullptr.
+// "winograd53", "winograd63". weights: g x oc/g x ic/g x kh x kw; bias: oc values or nullptr.
 // Throws NotApplicable when algo does not apply, jitconv::Error on bad arguments
 // (unknown algo, ISA not supported by this CPU). generate_only: an ISA this CPU lacks is
 // accepted; the kernels for the problem's shape are generated (detail() names them) and

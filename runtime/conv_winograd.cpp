@@ -30,7 +30,7 @@ ConvWinograd::ConvWinograd(const ConvParams& params, const float* weights, const
     fail("Winograd F(", m, ",3) needs a 3x3 stride-1 kernel, got ", params.to_string());
   if (params.dh < 1 || params.dw < 1 || params.dh > kWinogradMaxDilation || params.dw > kWinogradMaxDilation)
     fail("Winograd F(", m, ",3) takes dilations 1..", kWinogradMaxDilation, ", got ", params.to_string());
-  if (m != 2 && m != 4 && m != 6) fail("Winograd F(", m, ",3) is not supported (2, 4 or 6)");
+  if (m != 2 && m != 4 && m != 5 && m != 6) fail("Winograd F(", m, ",3) is not supported (2, 4, 5 or 6)");
   if (params.oc % out_pack != 0 || out_pack > vlen_) fail("Winograd: bad output elempack ", out_pack);
   ic_packs_ = (params.ic + vlen_ - 1) / vlen_;
   chunks_ = (params.oc + vlen_ - 1) / vlen_;

@@ -28,6 +28,7 @@ struct Option {
   bool use_winograd_convolution = true;
   bool use_winograd23_convolution = true;
   bool use_winograd43_convolution = true;
+  bool use_winograd53_convolution = true;  // F(5,3), 7x7 tiles: outputs that 5 covers tighter (14x14)
   bool use_winograd63_convolution = true;
   bool use_sgemm_convolution = true;
   bool use_int8_inference = true;

@@ -210,7 +210,7 @@ TEST(Avx512Codegen, WinogradVariantsEdgesAndDilations) {
       "mb1ic16ih14oc16oh14kh3ph2dh1",  // dilation 2: sub-images in place
       "mb1ic64ih2oc64oh2kh3ph1",       // one tile, all edges
   };
-  for (const char* algo : {"winograd23", "winograd43", "winograd63"}) {
+  for (const char* algo : {"winograd23", "winograd43", "winograd53", "winograd63"}) {
     for (const std::string& s : shapes) expect_layer_generates({s, algo}, algo);
     for (const char* act : kActivations) expect_layer_generates({"mb1ic16ih11oc32oh11kh3ph1", algo, act}, algo);
   }

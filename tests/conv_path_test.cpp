@@ -99,8 +99,19 @@ TEST(ConvPath, FollowsTheTable) {
   EXPECT_EQ(choose_conv_path(params(64, 64, 3), Isa::scalar, opt).algo, "scalar");
   // The measured Winograd variants (kWinogradRows).
   EXPECT_EQ(choose_conv_path(params(512, 512, 3), isa, opt, 7, 7).algo, "winograd23");
-  EXPECT_EQ(choose_conv_path(params(256, 256, 3), isa, opt, 14, 14).algo, "winograd43");
-  EXPECT_EQ(choose_conv_path(params(48, 192, 3), isa, opt, 14, 14).algo, "winograd43");
+  // F(5,3) where 5 covers the output tighter (14: 9 tiles of 49 positions against 16 of 36),
+  // with 9+ tiles or its weights within L2; not where F(4,3) or F(6,3) use fewer positions.
+  EXPECT_EQ(choose_conv_path(params(256, 256, 3), isa, opt, 14, 14).algo, "winograd53");
+  EXPECT_EQ(choose_conv_path(params(48, 192, 3), isa, opt, 14, 14).algo, "winograd53");
+  EXPECT_EQ(choose_conv_path(params(384, 256, 3), isa, opt, 13, 13).algo, "winograd53");
+  EXPECT_EQ(choose_conv_path(params(64, 64, 3), isa, opt, 20, 20).algo, "winograd53");
+  EXPECT_EQ(choose_conv_path(params(32, 32, 3), isa, opt, 10, 10).algo, "winograd53");   // 4 tiles, U 196 KB
+  EXPECT_EQ(choose_conv_path(params(256, 256, 3), isa, opt, 10, 10).algo, "winograd43");  // 4 tiles, U 12.8 MB
+  EXPECT_EQ(choose_conv_path(params(64, 64, 3), isa, opt, 30, 30).algo, "winograd63");    // 40 positions a side
+  EXPECT_EQ(choose_conv_path(params(64, 64, 3), isa, opt, 24, 24).algo, "winograd63");    // 35 vs 36: not 10%
+  Option no53 = opt;
+  no53.use_winograd53_convolution = false;
+  EXPECT_EQ(choose_conv_path(params(256, 256, 3), isa, no53, 14, 14).algo, "winograd43");
   EXPECT_EQ(choose_conv_path(params(128, 128, 3), isa, opt, 28, 28).algo, "winograd43");
   // F(6,3) where its tiles cover the output as tightly as F(4,3)'s, from 16 up.
   EXPECT_EQ(choose_conv_path(params(96, 96, 3), isa, opt, 35, 35).algo, "winograd63");

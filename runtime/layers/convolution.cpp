@@ -91,7 +91,7 @@ std::unique_ptr<ConvImpl> Convolution::make_impl(const std::string& algo, const 
     }
     return std::make_unique<ConvGemm>(p, weights, bias, isa_, in_pack, out_pack, form);
   }
-  if (algo == "winograd23" || algo == "winograd43" || algo == "winograd63")
+  if (algo == "winograd23" || algo == "winograd43" || algo == "winograd53" || algo == "winograd63")
     return std::make_unique<ConvWinograd>(p, weights, bias, isa_, in_pack, out_pack, algo[8] - '0');
   if (algo == "dilated") {
     // ncnn's convolution_dilation1: a dilation-1, unpadded Convolution on the same
