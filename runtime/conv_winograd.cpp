@@ -155,12 +155,34 @@ ConvWinograd::Plan ConvWinograd::plan(long tiles, int threads) const {
   blocks = std::max(1L, std::min(blocks, (share + nr_max_ - 1) / nr_max_));
   const long block = (share + blocks - 1) / blocks;
   const double blocked_bytes = (u_streams ? u_bytes : 0.0) * blocks + spill(block_tile * block) * blocks;
+  // The blocks a blocked plan runs. With 1 MiB of L2 or more (Zen 4), blocks whose V and M
+  // fill a sixth of L2 beat the fewest blocks even while U streams (its L3 refills it beside
+  // the GEMM), down to kLargeL2BlockTiles tiles while U is within 4 L2 (64@56 U 590 KB,
+  // 128@28 and 96@35 2.36 MB). Zen 4, x oneDNN, each run after oneDNN as `jitconv bench`
+  // times it, the block sizes alternating in one process (300 runs, medians; the first
+  // figure is the rule above's block), one thread: 64@56 66 / 40 / 33 / 28 / 20 tiles 2.93
+  // / 3.14 / 3.18 / 3.14 / 3.20, in a slower minute 66 / 18 2.71 / 2.89; 128@28 25 / 17 /
+  // 13 / 10 3.22 / 3.38 / 3.36 / 3.31, then 25 / 13 / 10 / 8 2.99 / 3.18 / 3.17 / 3.21;
+  // 96@35 18 / 12 / 9 / 6 3.23 / 3.48 / 3.57 / 3.56; two threads: 64@56 49 / 28 / 20 2.79
+  // / 2.99 / 3.02, 49 / 17 2.66 / 2.92; 128@28 25 / 13 / 9 / 7 2.48 / 2.71 / 2.99 / 3.04;
+  // 96@35 18 / 9 / 6 3.10 / 3.26 / 3.63. A larger U keeps
+  // kStreamingBlockTiles: 512@7 F(2,3) (16.8 MB) in blocks of 8 instead of one of 16, 1.64
+  // against 1.72. Smaller L2s (Zen 3) keep the rule above (blocks of 4-9 tiles on two threads
+  // lost there: README). The plan's choice between blocked and phased stays with the bytes
+  // model above.
+  long run_blocks = blocks;
+  if (l2 >= kLargeL2Bytes && u_streams) {
+    const long min_tiles = u_bytes <= 4 * l2 ? kLargeL2BlockTiles : kStreamingBlockTiles;
+    const long sixth = static_cast<long>(std::ceil(vm_share / (l2 / 6)));
+    run_blocks = std::max(blocks, std::min(sixth, share / min_tiles));
+  }
+  const long run_block = (share + run_blocks - 1) / run_blocks;
   // Phased: one block of all tiles, each step split across threads (a thread streams its
   // share of U once; barriers between the steps). Pays when U dominates: 256@14 F(4,3),
   // 512@7 F(2,3) on two threads.
   const double phased_bytes = ((u_streams ? u_bytes : 0.0) + spill(phased_tile * tiles)) / threads;
   if (threads == 1 || tiles < threads || phased_bytes >= blocked_bytes)
-    return Plan{Split::blocked, static_cast<int>(block)};
+    return Plan{Split::blocked, static_cast<int>(run_block)};
   // The phased plan's V (written by channel packs) and M (by positions) cross cores, with a
   // barrier after each step: it slows down when this VM's two vCPUs sit far apart.
   // Splitting by output-channel groups instead, every thread transforms the whole input

@@ -619,11 +619,24 @@ TEST(ConvWinograd, PlansShareTilesEvenlyAndSplitLargeUByPhase) {
       EXPECT_EQ(two.split, ConvWinograd::Split::blocked);
     else
       EXPECT_EQ(two.split, ConvWinograd::Split::phased);
+    // With 1 MiB of L2 or more, the blocks run smaller: V and M of a sixth of L2 (Zen 4:
+    // 3 blocks of 8-9 tiles), down to kLargeL2BlockTiles while U is within 4 L2.
+    const double l2 = 2 * half_l2;
+    const bool large_l2 = l2 >= ConvWinograd::kLargeL2Bytes;
+    const double tile_bytes = 36.0 * mid * 4;
     if (outgrows_half_l2(36.0 * mid * mid * 4) && share_fits) {
-      EXPECT_EQ(two.block, 25);
       std::vector<int> sizes = ConvWinograd::block_sizes(49, 2, two);
       std::sort(sizes.begin(), sizes.end());
-      EXPECT_EQ(sizes, (std::vector<int>{24, 25}));
+      if (large_l2) {
+        EXPECT_LT(two.block, 25);
+        EXPECT_GE(two.block, ConvWinograd::kLargeL2BlockTiles);
+        EXPECT_TRUE(two.block * tile_bytes <= l2 / 6 + tile_bytes || two.block < 2 * ConvWinograd::kLargeL2BlockTiles)
+            << two.block;
+        EXPECT_LE(sizes.back() - sizes.front(), 1);
+      } else {
+        EXPECT_EQ(two.block, 25);
+        EXPECT_EQ(sizes, (std::vector<int>{24, 25}));
+      }
     }
     // Channels whose U is several times L2, 16 tiles: phases on two threads, blocks on one.
     const int big = (static_cast<int>(std::sqrt(4 * half_l2 / (4.0 * 36))) / vlen + 1) * vlen;
@@ -633,18 +646,28 @@ TEST(ConvWinograd, PlansShareTilesEvenlyAndSplitLargeUByPhase) {
     EXPECT_EQ(wino3.plan(16, 2).split, ConvWinograd::Split::phased) << big << " channels";
     EXPECT_EQ(wino3.plan(16, 1).split, ConvWinograd::Split::blocked);
     // While U streams, blocks keep at least kStreamingBlockTiles tiles (where the share
-    // has them) even when their V and M outgrow L2: one block for 16 tiles.
-    EXPECT_EQ(wino3.plan(16, 1).block, 16);
-    for (const ConvWinograd* w : {&wino2, &wino3})
+    // has them) even when their V and M outgrow L2: one block for 16 tiles; with a large
+    // L2 and U within 4 L2 (this U is about 2 L2), at least kLargeL2BlockTiles.
+    const bool fewest_small = large_l2 && 36.0 * big * big * 4 <= 4 * l2;
+    if (fewest_small) {
+      EXPECT_LT(wino3.plan(16, 1).block, 16);
+      EXPECT_GE(wino3.plan(16, 1).block, ConvWinograd::kLargeL2BlockTiles);
+    } else {
+      EXPECT_EQ(wino3.plan(16, 1).block, 16);
+    }
+    for (const ConvWinograd* w : {&wino2, &wino3}) {
+      const int c = w == &wino2 ? mid : big;
+      const long fewest = large_l2 && 36.0 * c * c * 4 <= 4 * l2 ? ConvWinograd::kLargeL2BlockTiles
+                                                                 : ConvWinograd::kStreamingBlockTiles;
       for (long tiles : {16L, 25L, 49L, 196L, 1000L})
         for (int threads : {1, 2}) {
           const ConvWinograd::Plan p = w->plan(tiles, threads);
           if (p.split != ConvWinograd::Split::blocked) continue;
           const long share = (tiles + threads - 1) / threads;
           for (int size : ConvWinograd::block_sizes(tiles, threads, p))
-            EXPECT_GE(size, std::min(share, ConvWinograd::kStreamingBlockTiles))
-                << "tiles " << tiles << " threads " << threads;
+            EXPECT_GE(size, std::min(share, fewest)) << "tiles " << tiles << " threads " << threads;
         }
+    }
   }
 }
 
