@@ -106,13 +106,16 @@ long positions(int oh, int ow, int m) {
 }
 
 // F(5,3) over F(4,3) and F(6,3): at least 10% fewer positions than F(4,3), fewer than
-// F(6,3), and when its weights (49 ic oc floats) outgrow L2, 9 tiles or more to share them.
-bool f53_pays(const ConvParams& p, int oh, int ow) {
+// F(6,3), and when its weights (49 ic oc floats) outgrow L2, 9 tiles or more a thread to
+// share them. Two threads split 14x14's 9 tiles 5 + 4 (phased, or each streaming all of U)
+// where F(4,3)'s 16 go 8 + 8 in blocks: Zen 4, x oneDNN, the two alternating in one
+// process, F(4,3) / F(5,3): 256@14 2.17 / 1.94 and 2.23 / 1.96, 128@14 2.31 / 2.16.
+bool f53_pays(const ConvParams& p, int oh, int ow, int threads) {
   const long p5 = positions(oh, ow, 5);
   if (p5 > 0.9 * positions(oh, ow, 4) || p5 >= positions(oh, ow, 6)) return false;
   const long tiles = static_cast<long>((oh + 4) / 5) * ((ow + 4) / 5);
   const double u_bytes = 49.0 * p.ic * p.oc * 4;
-  return tiles >= 9 || u_bytes <= static_cast<double>(cpu_info().l2_bytes);
+  return tiles >= 9L * std::max(1, threads) || u_bytes <= static_cast<double>(cpu_info().l2_bytes);
 }
 
 // Small outputs and large dilations put many of a 3x3 kernel's taps in the padding, which
@@ -234,7 +237,7 @@ PathChoice choose_conv_path(const ConvParams& p, Isa isa, const Option& opt, int
         const WinogradRow& row = rows[r];
         if (out <= row.max_output && std::min(p.ic, p.oc) >= row.min_channels && out >= row.min_output &&
             (!row.tight_tiles || (tile_cover(oh, 6) <= tile_cover(oh, 4) && tile_cover(ow, 6) <= tile_cover(ow, 4))) &&
-            (!row.fewer_positions || f53_pays(p, oh, ow))) {
+            (!row.fewer_positions || f53_pays(p, oh, ow, opt.num_threads))) {
           preferred = row.algo;
           break;
         }

@@ -112,6 +112,10 @@ TEST(ConvPath, FollowsTheTable) {
   Option no53 = opt;
   no53.use_winograd53_convolution = false;
   EXPECT_EQ(choose_conv_path(params(256, 256, 3), isa, no53, 14, 14).algo, "winograd43");
+  Option two_threads = opt;  // 9 tiles do not split well: F(4,3)'s 16
+  two_threads.num_threads = 2;
+  EXPECT_EQ(choose_conv_path(params(256, 256, 3), isa, two_threads, 14, 14).algo, "winograd43");
+  EXPECT_EQ(choose_conv_path(params(32, 32, 3), isa, two_threads, 14, 14).algo, "winograd53");  // U within L2
   EXPECT_EQ(choose_conv_path(params(128, 128, 3), isa, opt, 28, 28).algo, "winograd43");
   // F(6,3) where its tiles cover the output as tightly as F(4,3)'s, from 16 up.
   EXPECT_EQ(choose_conv_path(params(96, 96, 3), isa, opt, 35, 35).algo, "winograd63");
