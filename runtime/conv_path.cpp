@@ -90,9 +90,13 @@ constexpr WinogradRow kWinogradRows[] = {
 // kernels prefetch the next panel of U, F(2,3) beats direct at 7x7 too: ResNet-50's
 // res5 3x3 layers (512@7, `benchmodel --profile`, means of 3 runs) 1.95 -> 1.53 ms on one
 // thread, 1.96 -> 1.00 ms on two; its res4 layers (256@14) stay on F(2,3) (0.77 ms vs
-// F(4,3) 0.91 on one thread).
+// F(4,3) 0.91 on one thread). On Zen 4 (1 MiB L2, DDR5), in the network, F(5,3) beats
+// F(2,3) there: ResNet-18's res4 3x3 layers (256@14, `benchmodel --profile`, one thread,
+// two runs) 1.02-1.07 ms on F(2,3), 0.69-0.75 on F(5,3) with the weights cold all the same;
+// f53_pays takes it only with 1 MiB of L2 or more (Zen 3's 512 KB machine never measured it).
 constexpr WinogradRow kWinogradRowsCold[] = {
     {7, 0, "winograd23"},
+    {1 << 30, 0, "winograd53", 9, false, true},
     {14, 128, "winograd23"},
     {1 << 30, 0, "winograd43"},
 };
@@ -110,7 +114,8 @@ long positions(int oh, int ow, int m) {
 // share them. Two threads split 14x14's 9 tiles 5 + 4 (phased, or each streaming all of U)
 // where F(4,3)'s 16 go 8 + 8 in blocks: Zen 4, x oneDNN, the two alternating in one
 // process, F(4,3) / F(5,3): 256@14 2.17 / 1.94 and 2.23 / 1.96, 128@14 2.31 / 2.16.
-bool f53_pays(const ConvParams& p, int oh, int ow, int threads) {
+bool f53_pays(const ConvParams& p, int oh, int ow, int threads, bool weights_cold) {
+  if (weights_cold && cpu_info().l2_bytes < (1u << 20)) return false;  // measured only on Zen 4 (kWinogradRowsCold)
   const long p5 = positions(oh, ow, 5);
   if (p5 > 0.9 * positions(oh, ow, 4) || p5 >= positions(oh, ow, 6)) return false;
   const long tiles = static_cast<long>((oh + 4) / 5) * ((ow + 4) / 5);
@@ -237,7 +242,7 @@ PathChoice choose_conv_path(const ConvParams& p, Isa isa, const Option& opt, int
         const WinogradRow& row = rows[r];
         if (out <= row.max_output && std::min(p.ic, p.oc) >= row.min_channels && out >= row.min_output &&
             (!row.tight_tiles || (tile_cover(oh, 6) <= tile_cover(oh, 4) && tile_cover(ow, 6) <= tile_cover(ow, 4))) &&
-            (!row.fewer_positions || f53_pays(p, oh, ow, opt.num_threads))) {
+            (!row.fewer_positions || f53_pays(p, oh, ow, opt.num_threads, opt.weights_cold))) {
           preferred = row.algo;
           break;
         }
