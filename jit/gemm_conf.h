@@ -96,8 +96,8 @@ struct GemmBlocking {
 };
 // For M = `chunks` chunks and a long pixel dimension.
 GemmBlocking choose_gemm_blocking(Isa isa, int chunks, const Activation& act);
-// For a 1x1 stride-1 layer (B read in place, once per chunk group).
-GemmBlocking choose_pointwise_blocking(Isa isa, int chunks, const Activation& act);
+// For a 1x1 stride-1 layer (B read in place, once per chunk group) of k input channels.
+GemmBlocking choose_pointwise_blocking(Isa isa, int chunks, long k, const Activation& act);
 // For a full-K call (no K blocking): the widest group whose A panel (k x ur_oc x vlen
 // floats) stays in L1 beside B, then as many pixels as the registers allow.
 GemmBlocking choose_gemm_blocking_for_k(Isa isa, int chunks, long k, long l1_bytes, const Activation& act);

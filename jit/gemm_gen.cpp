@@ -23,6 +23,15 @@ Xmm GemmGenerator::vreg(int index) const {
   return conf_.isa == Isa::avx512 ? Xmm(Zmm(index)) : Xmm(Ymm(index));
 }
 
+// AVX-512, a last chunk of 8 lanes or fewer: its k loop runs on the low ymm halves. Zen 4
+// splits a zmm FMA into two 256-bit halves, so a half-empty zmm chunk cost a whole one
+// (1x1 24 -> 72: 4.5 chunks computed as 5); a ymm op also zeroes the upper half, which the
+// epilogue then reads as the padded lanes' zeros.
+Xmm GemmGenerator::lane_reg(int oc, int index) const {
+  const bool narrow = conf_.isa == Isa::avx512 && oc == conf_.ur_oc - 1 && conf_.last_chunk_lanes <= 8;
+  return narrow ? Xmm(Ymm(index)) : vreg(index);
+}
+
 std::vector<int> GemmGenerator::free_vregs(int width) const {
   std::vector<int> regs;
   const int total = conf_.isa == Isa::avx512 ? 32 : 16;
@@ -84,18 +93,19 @@ void GemmGenerator::emit_k_loop(int width) {
     for (int oc = 0; oc < c.ur_oc; oc++) {
       const Address w = ptr[reg_a + (static_cast<long>(lane) * c.ur_oc + oc) * c.vlen * a_bytes];
       if (c.a_fp16)
-        vcvtph2ps(vreg(weight_reg(oc)), w);
+        vcvtph2ps(lane_reg(oc, weight_reg(oc)), w);
       else
-        vmovups(vreg(weight_reg(oc)), w);
+        vmovups(lane_reg(oc, weight_reg(oc)), w);
     }
     for (int j = 0; j < width; j++) {
       const Address src = ptr[reg_b + j * c.b_pixel_stride + lane * 4];
       if (c.explicit_bcast) {
         vbroadcastss(vreg(bcast_reg()), src);
-        for (int oc = 0; oc < c.ur_oc; oc++) vfmadd231ps(vreg(acc(oc, j)), vreg(weight_reg(oc)), vreg(bcast_reg()));
+        for (int oc = 0; oc < c.ur_oc; oc++)
+          vfmadd231ps(lane_reg(oc, acc(oc, j)), lane_reg(oc, weight_reg(oc)), lane_reg(oc, bcast_reg()));
       } else {
         for (int oc = 0; oc < c.ur_oc; oc++)
-          vfmadd231ps(vreg(acc(oc, j)), vreg(weight_reg(oc)), ptr_b[reg_b + j * c.b_pixel_stride + lane * 4]);
+          vfmadd231ps(lane_reg(oc, acc(oc, j)), lane_reg(oc, weight_reg(oc)), ptr_b[reg_b + j * c.b_pixel_stride + lane * 4]);
       }
     }
   }

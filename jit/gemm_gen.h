@@ -24,6 +24,8 @@ class GemmGenerator : public JitGenerator {
   void emit_finish(int width);
 
   Xbyak::Xmm vreg(int index) const;
+  // vreg, or its ymm half for the k loop of a narrow last chunk (see gemm_gen.cpp).
+  Xbyak::Xmm lane_reg(int oc, int index) const;
   int acc(int chunk, int pixel) const { return chunk * conf_.nr + pixel; }
   int weight_reg(int chunk) const { return conf_.nr * conf_.ur_oc + chunk; }
   int bcast_reg() const { return conf_.nr * conf_.ur_oc + conf_.ur_oc; }

@@ -53,7 +53,7 @@ ConvGemm::ConvGemm(const ConvParams& params, const float* weights, const float* 
   if (!form_name.empty() && form_name != "im2col" && form_name != "brgemm") fail("unknown GEMM form '", form_name, "'");
 
   chunks_ = (params.oc + vlen_ - 1) / vlen_;
-  blocking_ = form_ == Form::pointwise ? choose_pointwise_blocking(isa, chunks_, params.act)
+  blocking_ = form_ == Form::pointwise ? choose_pointwise_blocking(isa, chunks_, params.ic, params.act)
                                        : choose_gemm_blocking(isa, chunks_, params.act);
   groups_ = (chunks_ + blocking_.ur_oc - 1) / blocking_.ur_oc;
   const int taps = params.kh * params.kw;

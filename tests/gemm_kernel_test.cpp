@@ -243,6 +243,40 @@ TEST(GemmKernel, EmbeddedBroadcast) {
     GemmKernelTester().isa(Isa::avx512).tile(1, 28).pixels(1, tail).k(16, 2).embedded_bcast().test();
 }
 
+TEST(GemmKernel, FourBySevenFromMemoryBroadcasts) {
+  // The AVX-512 pointwise tile for K <= 32 (choose_pointwise_blocking): 28 accumulators and
+  // 4 weight registers, broadcasts from memory; with bias, activations that need scratch
+  // registers (fewer pixels then), split K, output packs and a narrow last chunk.
+  if (!isa_supported(Isa::avx512)) GTEST_SKIP() << "embedded broadcasts are an AVX-512 form";
+  const GemmBlocking b = choose_pointwise_blocking(Isa::avx512, 4, 32, Activation());
+  EXPECT_EQ(b.ur_oc, 4);
+  EXPECT_EQ(b.nr, 7);
+  EXPECT_FALSE(b.explicit_bcast);
+  EXPECT_TRUE(choose_pointwise_blocking(Isa::avx512, 4, 64, Activation()).explicit_bcast);  // longer K: 4 x 6
+  for (const char* act : {"none", "relu", "sigmoid"}) {
+    const int nr = gemm_max_nr(Isa::avx512, 4, false, Activation::parse(act));
+    for (int tail = 0; tail < nr; tail += 2)
+      GemmKernelTester().isa(Isa::avx512).tile(4, nr).pixels(2, tail).k(16, 2).embedded_bcast().bias(true).act(act).test();
+    GemmKernelTester().isa(Isa::avx512).tile(4, nr).pixels(1, 3).k(16, 3).embedded_bcast().split_k(true).act(act).test();
+    GemmKernelTester().isa(Isa::avx512).tile(4, nr).pixels(1, 1).k(8, 2).embedded_bcast().out_pack(8).last_lanes(8).test();
+  }
+}
+
+TEST(GemmKernel, NarrowLastChunkRunsOnYmmHalves) {
+  // AVX-512, a last chunk of 8 lanes or fewer (72 = 4 x 16 + 8 output channels): its k loop
+  // on ymm halves, both broadcast forms, with bias, activations, split K (partial sums go
+  // out and back whole), fp16 weights and every output pack that divides the lanes.
+  if (!isa_supported(Isa::avx512)) GTEST_SKIP() << "a zmm-only question";
+  for (int ur : {1, 2, 5})
+    for (int lanes : {1, 4, 8, 12})
+      for (int op : {1, 4}) {
+        if (lanes % op) continue;
+        GemmKernelTester().isa(Isa::avx512).tile(ur, 4).pixels(2, 3).k(16, 2).out_pack(op).last_lanes(lanes).bias(true).act("relu").test();
+        GemmKernelTester().isa(Isa::avx512).tile(ur, 5).pixels(1, 2).k(8, 3).out_pack(op).last_lanes(lanes).embedded_bcast().split_k(true).act("sigmoid").test();
+        GemmKernelTester().isa(Isa::avx512).tile(ur, 2).pixels(1, 1).k(16, 2).out_pack(op).last_lanes(lanes).a_fp16().bias(true).test();
+      }
+}
+
 TEST(GemmKernel, BatchReduceAndSplitK) {
   for (Isa isa : jit_isas()) {
     for (int batch : {1, 3, 9})
