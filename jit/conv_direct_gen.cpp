@@ -37,6 +37,14 @@ Xmm ConvDirectGenerator::vreg(int index) const {
   return conf_.isa == Isa::avx512 ? Xmm(Zmm(index)) : Xmm(Ymm(index));
 }
 
+// AVX-512, a last chunk of 8 lanes or fewer: its FMAs run on the low ymm halves (as in the
+// GEMM kernels: Zen 4 splits a zmm FMA into two halves); a ymm op zeroes the upper half,
+// lanes no store writes.
+Xmm ConvDirectGenerator::lane_reg(int oc, int index) const {
+  const bool narrow = conf_.isa == Isa::avx512 && oc == conf_.ur_oc - 1 && conf_.last_chunk_lanes <= 8;
+  return narrow ? Xmm(Ymm(index)) : vreg(index);
+}
+
 std::vector<int> ConvDirectGenerator::free_vregs(int width) const {
   // Weight and broadcast registers are idle once the reduction is done, and so are the
   // accumulators a narrow tail block does not use.
@@ -168,16 +176,16 @@ void ConvDirectGenerator::emit_reduction(const Block& block) {
         for (int lane = 0; lane < (rolled ? unroll : ip); lane++) {
           if (!rolled) prefetch_rows_until(prefetch_lines_due(row_lines.size(), c.kw * ip, kw * ip + lane));
           const long w_off = (static_cast<long>(kw * ip + lane) * c.ur_oc) * c.vlen * 4;
-          for (int oc = 0; oc < c.ur_oc; oc++) vmovups(vreg(weight_reg(oc)), ptr[reg_w + w_off + oc * c.vlen * 4]);
+          for (int oc = 0; oc < c.ur_oc; oc++) vmovups(lane_reg(oc, weight_reg(oc)), ptr[reg_w + w_off + oc * c.vlen * 4]);
           for (int j : pixels) {
             const long src_off = (static_cast<long>(j * c.sw + kw * c.dw) * ip + lane) * 4;
             if (explicit_bcast_) {
               vbroadcastss(vreg(bcast_reg()), ptr[reg_src + src_off]);
               for (int oc = 0; oc < c.ur_oc; oc++)
-                vfmadd231ps(vreg(acc(oc, j)), vreg(weight_reg(oc)), vreg(bcast_reg()));
+                vfmadd231ps(lane_reg(oc, acc(oc, j)), lane_reg(oc, weight_reg(oc)), lane_reg(oc, bcast_reg()));
             } else {
               for (int oc = 0; oc < c.ur_oc; oc++)
-                vfmadd231ps(vreg(acc(oc, j)), vreg(weight_reg(oc)), ptr_b[reg_src + src_off]);
+                vfmadd231ps(lane_reg(oc, acc(oc, j)), lane_reg(oc, weight_reg(oc)), ptr_b[reg_src + src_off]);
             }
           }
         }
