@@ -122,7 +122,7 @@ ConvWinograd::BlockBuffers ConvWinograd::side_by_side_buffers(float* v, float* m
   return BlockBuffers{v, v_panel(count), m, m_panel(count)};
 }
 
-ConvWinograd::Plan ConvWinograd::plan(long tiles, int threads, bool weights_cold) const {
+ConvWinograd::Plan ConvWinograd::plan(long tiles, int threads) const {
   const double l2 = static_cast<double>(cpu_info().l2_bytes);
   const double positions = static_cast<double>(alpha_) * alpha_;
   const double u_bytes = static_cast<double>(weights_.bytes());
@@ -181,15 +181,7 @@ ConvWinograd::Plan ConvWinograd::plan(long tiles, int threads, bool weights_cold
   // share of U once; barriers between the steps). Pays when U dominates: 256@14 F(4,3),
   // 512@7 F(2,3) on two threads.
   const double phased_bytes = ((u_streams ? u_bytes : 0.0) + spill(phased_tile * tiles)) / threads;
-  // With 1 MiB of L2 or more and U in L3 (not Option::weights_cold, where every thread's
-  // copy of U would come from memory), shares of kLargeL2BlockedShare tiles or more stay
-  // blocked though each thread streams all of U: nothing crosses cores and the L3 keeps up.
-  // Zen 4, two threads, x oneDNN, the plans alternating in one process as above: 512@7
-  // F(2,3) (8 tiles a thread) blocked / by channels / phased 1.79 / 1.68 / 1.76, then
-  // 1.76 / 1.71 and 1.71 / 1.66; 256@28 F(4,3) (25) 3.15 / phased 3.00; but 256@14 F(5,3)
-  // (5) phased 2.74 / blocked 2.64.
-  const bool blocked_shares = !weights_cold && l2 >= kLargeL2Bytes && share >= kLargeL2BlockedShare;
-  if (threads == 1 || tiles < threads || phased_bytes >= blocked_bytes || blocked_shares)
+  if (threads == 1 || tiles < threads || phased_bytes >= blocked_bytes)
     return Plan{Split::blocked, static_cast<int>(run_block)};
   // The phased plan's V (written by channel packs) and M (by positions) cross cores, with a
   // barrier after each step: it slows down when this VM's two vCPUs sit far apart.
@@ -355,11 +347,10 @@ void ConvWinograd::prepare(int ih, int iw) {
   prepared_h_ = ih;
   prepared_w_ = iw;
   const long tiles = tile_plan(ih, iw)->tiles;  // generates the edge transforms
-  for (int threads : {1, default_num_threads()})
-    for (bool cold : {false, true}) {
-      const Plan p = plan(tiles, threads, cold);
-      for (int count : block_sizes(tiles, threads, p)) block_kernels(count);
-    }
+  for (int threads : {1, default_num_threads()}) {
+    const Plan p = plan(tiles, threads);
+    for (int count : block_sizes(tiles, threads, p)) block_kernels(count);
+  }
 }
 
 void ConvWinograd::forward(const Mat& bottom, Mat& top, const Option& opt) const {
@@ -407,7 +398,7 @@ void ConvWinograd::run(const Mat& bottom_in, const Mat* residual, Mat& top, cons
   const long tiles = grid.tiles;
   const int positions = alpha_ * alpha_;
   const int threads = std::max(1, opt.num_threads);
-  const Plan plan_here = plan(tiles, threads, opt.weights_cold);
+  const Plan plan_here = plan(tiles, threads);
   const int block = plan_here.block;
 
   if (plan_here.split == Split::blocked) {

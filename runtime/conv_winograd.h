@@ -55,10 +55,7 @@ class ConvWinograd final : public ConvImpl {
   // With an L2 of kLargeL2Bytes or more and U within 4 L2: the fewest (see plan()).
   static constexpr long kLargeL2BlockTiles = 6;
   static constexpr double kLargeL2Bytes = 1 << 20;
-  // With such an L2, shares of this many tiles a thread stay blocked (see plan()).
-  static constexpr long kLargeL2BlockedShare = 8;
-  // Which plan `tiles` take on `threads` (weights_cold: Option::weights_cold, U from memory).
-  Plan plan(long tiles, int threads, bool weights_cold = false) const;
+  Plan plan(long tiles, int threads) const;
   static std::string plan_name(const Plan& plan);  // "blocked, blocks of up to 40 tiles", "phased", ...
   // The distinct tile counts of the blocks a plan runs (each thread's share of the tiles
   // in equal blocks of at most plan.block).

@@ -44,8 +44,6 @@ class ConvShapeBuilder {
   // 0 = the elempack a network would use for that channel count.
   Tester& elempack(int in, int out) { in_pack_ = in; out_pack_ = out; return self(); }
   Tester& threads(int n) { threads_ = n; return self(); }
-  // Option::weights_cold for the forward (the Winograd plan takes it into account).
-  Tester& weights_cold(bool on) { weights_cold_ = on; return self(); }
   Tester& seed(uint32_t s) { seed_ = s; return self(); }
 
   ConvParams params() const {
@@ -111,7 +109,6 @@ class ConvShapeBuilder {
                                 int oh, int ow) const {
     Option opt;
     opt.num_threads = threads_;
-    opt.weights_cold = weights_cold_;
     const long plane = static_cast<long>(ih_) * iw_;
     Mat plain(iw_, ih_, ic_);
     for (int c = 0; c < ic_; c++)
@@ -149,7 +146,6 @@ class ConvShapeBuilder {
   Isa isa_ = Isa::avx512;
   int in_pack_ = 0, out_pack_ = 0;
   int threads_ = 1;
-  bool weights_cold_ = false;
   uint32_t seed_;
 
  private:

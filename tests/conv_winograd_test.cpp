@@ -643,9 +643,7 @@ TEST(ConvWinograd, PlansShareTilesEvenlyAndSplitLargeUByPhase) {
     const std::vector<float> w3(static_cast<size_t>(big) * big * 9, 0.25f), b3(big, 0.f);
     ConvWinograd wino3(ConvTester().ic(big).oc(big).kernel(3).pad(1).params(), w3.data(), b3.data(), isa, vlen, vlen, 4);
     // (Their input transform costs too much next to the GEMM to be repeated on each thread.)
-    EXPECT_EQ(wino3.plan(16, 2, true).split, ConvWinograd::Split::phased) << big << " channels";
-    // (With a large L2 and U in L3, 8 tiles a thread stay blocked.)
-    EXPECT_EQ(wino3.plan(16, 2).split, large_l2 ? ConvWinograd::Split::blocked : ConvWinograd::Split::phased);
+    EXPECT_EQ(wino3.plan(16, 2).split, ConvWinograd::Split::phased) << big << " channels";
     EXPECT_EQ(wino3.plan(16, 1).split, ConvWinograd::Split::blocked);
     // While U streams, blocks keep at least kStreamingBlockTiles tiles (where the share
     // has them) even when their V and M outgrow L2: one block for 16 tiles; with a large
@@ -687,20 +685,14 @@ TEST(ConvWinograd, SplitsByOutputChannelsWhereTheInputTransformIsCheap) {
     ConvWinograd wino(ConvTester().ic(c).oc(c).kernel(3).pad(1).params(), w.data(), b.data(), isa, vlen, vlen, 2);
     const double v_bytes = 16.0 * c * 4 * 16;  // positions x channels x 4 bytes x tiles
     const bool fits = v_bytes * 1.5 <= 0.75 * l2;
-    // With 1 MiB of L2 or more, 8 tiles a thread stay blocked while U sits in L3; with the
-    // weights cold (from memory) the split above.
-    const bool large_l2 = l2 >= ConvWinograd::kLargeL2Bytes;
     if (outgrows_half_l2(16.0 * c * c * 4)) {
-      const ConvWinograd::Split split = fits ? ConvWinograd::Split::by_channels : ConvWinograd::Split::phased;
-      EXPECT_EQ(wino.plan(16, 2, true).split, split);
-      EXPECT_EQ(wino.plan(16, 2).split, large_l2 ? ConvWinograd::Split::blocked : split);
+      EXPECT_EQ(wino.plan(16, 2).split, fits ? ConvWinograd::Split::by_channels : ConvWinograd::Split::phased);
       EXPECT_EQ(wino.plan(16, 3).split, ConvWinograd::Split::phased);
     }
     EXPECT_EQ(wino.plan(16, 1).split, ConvWinograd::Split::blocked);
     for (int threads : {1, 2, 3})
-      for (bool cold : {false, true})
-        ConvTester().isa(isa).ic(c).oc(c - 3).input(7, 7).kernel(3).pad(1).bias(true).act("relu").threads(threads)
-            .weights_cold(cold).test_winograd(2, winograd_bound(2));
+      ConvTester().isa(isa).ic(c).oc(c - 3).input(7, 7).kernel(3).pad(1).bias(true).act("relu").threads(threads)
+          .test_winograd(2, winograd_bound(2));
   }
 }
 
