@@ -38,6 +38,12 @@ constexpr int kWinogradMinChannels = 8;        // ncnn: prefer Winograd when in 
 constexpr int kGemmMinChannelsKxK = 1 << 30;   // measured: never for k x k here
 constexpr int kDirectMinReduction = 4;         // 1x1 with in >= 4 x out channels ...
 constexpr int kDirectMinOutput = 14;           // ... and outputs of 14 x 14 or more: direct
+// ... (28 x 28 or more below 2 MiB of L2: Zen 4, x oneDNN, direct / GEMM alternating in one
+// process, two rounds: 1024->256 @14 0.930 / 0.979 and 0.941 / 0.966, 256->64 @14 0.980 /
+// 0.996 and 0.983 / 0.995; 512->128 @28 0.964 / 0.960 and 0.960 / 0.968, 256->64 @56 1.002 /
+// 0.973 and 0.985 / 0.972).
+constexpr int kDirectMinOutputSmallL2 = 28;
+constexpr size_t kDirectLargeL2Bytes = size_t(2) << 20;
 
 struct WinogradRow {
   int max_output;        // min(oh, ow) at most this ...
@@ -279,7 +285,8 @@ not_winograd:
   if (pointwise && isa == Isa::avx512 && p.ic >= kDirectMinReduction * p.oc && ih > 0 && iw > 0) {
     int oh = 0, ow = 0;
     p.output_size(ih, iw, oh, ow);
-    if (std::min(oh, ow) >= kDirectMinOutput)
+    const int min_output = cpu_info().l2_bytes >= kDirectLargeL2Bytes ? kDirectMinOutput : kDirectMinOutputSmallL2;
+    if (std::min(oh, ow) >= min_output)
       return {"direct", "1x1 reducing channels (in >= 4 x out): direct kernel, input channels blocked"};
   }
   if (opt.use_sgemm_convolution && (pointwise || p.ic > kGemmMinChannelsKxK || p.oc > kGemmMinChannelsKxK))

@@ -51,10 +51,12 @@ TEST(ConvPath, FollowsTheTable) {
   EXPECT_EQ(choose_conv_path(params(64, 64, 1), isa, opt, 56, 56).algo, "gemm");
   EXPECT_EQ(choose_conv_path(params(64, 64, 3, 2), isa, opt, 56, 56).algo, "direct");
   // 1x1: GEMM, except layers reducing the channels 4x or more on outputs of 14x14 and
-  // up on AVX-512 (direct); unknown sizes take GEMM.
+  // up on AVX-512 (direct; 28x28 and up below 2 MiB of L2); unknown sizes take GEMM.
+  const char* at14 = cpu_info().l2_bytes >= (size_t(2) << 20) ? "direct" : "gemm";
   EXPECT_EQ(choose_conv_path(params(256, 64, 1), Isa::avx512, opt, 56, 56).algo, "direct");
-  EXPECT_EQ(choose_conv_path(params(1024, 256, 1), Isa::avx512, opt, 14, 14).algo, "direct");
-  EXPECT_EQ(choose_conv_path(params(1024, 256, 1, 2), Isa::avx512, opt, 28, 28).algo, "direct");
+  EXPECT_EQ(choose_conv_path(params(512, 128, 1), Isa::avx512, opt, 28, 28).algo, "direct");
+  EXPECT_EQ(choose_conv_path(params(1024, 256, 1), Isa::avx512, opt, 14, 14).algo, at14);
+  EXPECT_EQ(choose_conv_path(params(1024, 256, 1, 2), Isa::avx512, opt, 28, 28).algo, at14);
   EXPECT_EQ(choose_conv_path(params(1024, 256, 1), Isa::avx512, opt).algo, "gemm");
   EXPECT_EQ(choose_conv_path(params(2048, 512, 1), Isa::avx512, opt, 7, 7).algo, "gemm");
   EXPECT_EQ(choose_conv_path(params(255, 64, 1), Isa::avx512, opt, 56, 56).algo, "gemm");
