@@ -119,8 +119,10 @@ long positions(int oh, int ow, int m) {
 // F(6,3), and when its weights (49 ic oc floats) outgrow L2, 9 tiles or more a thread to
 // share them. Two threads split 14x14's 9 tiles 5 + 4, F(4,3)'s 16 go 8 + 8: Zen 4, x
 // oneDNN, the two alternating in one process, F(4,3) / F(5,3), both phased: 256@14 1.81 /
-// 1.66, 1.86 / 1.75, 1.92 / 1.85, 1.91 / 2.34, 1.95 / 1.88 (F(4,3) blocked, since reverted:
-// 2.17 / 1.94, 2.23 / 1.96; 128@14 2.31 / 2.16).
+// 1.66, 1.86 / 1.75, 1.92 / 1.85, 1.91 / 2.34, 1.95 / 1.88, 2.00 / 2.03, 2.18 / 2.22, 1.98 /
+// 1.94 (medians 1.94 / 1.91: even; F(4,3) blocked, since reverted: 2.17 / 1.94, 2.23 / 1.96;
+// 128@14 2.31 / 2.16). Two threads there are bound by the U stream (README, Zen 4), which
+// F(5,3) makes 1.36x larger for 0.77x the multiplies; F(2,3) (U 4.2 MB) 1.69-1.74.
 bool f53_pays(const ConvParams& p, int oh, int ow, int threads, bool weights_cold) {
   if (weights_cold && cpu_info().l2_bytes < (1u << 20)) return false;  // measured only on Zen 4 (kWinogradRowsCold)
   const long p5 = positions(oh, ow, 5);
