@@ -11,6 +11,7 @@
 //           dst  m x m pixels of vlen lanes, rows at dst_row_stride, pixels every pixel_step
 //                vectors, tiles every dst_tile_step
 #pragma once
+#include <cstddef>
 #include <string>
 
 #include "runtime/activation.h"
@@ -34,6 +35,10 @@ struct WinogradEdge {
 // Dilations the Winograd path takes (each of dh x dw sub-images gets its own tile plan; real
 // layers stay far below: DeepLab's widest rate is 36).
 constexpr int kWinogradMaxDilation = 64;
+
+// Per-core L2 from which the Winograd rules measured on Zen 4 (1 MiB) apply: the blocked
+// plan's smaller blocks (ConvWinograd::plan) and F(5,3) in the cold path table.
+constexpr size_t kWinogradLargeL2Bytes = size_t(1) << 20;
 
 struct WinogradTransformConf {
   Isa isa = Isa::avx512;

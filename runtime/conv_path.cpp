@@ -124,7 +124,7 @@ long positions(int oh, int ow, int m) {
 // 128@14 2.31 / 2.16). Two threads there are bound by the U stream (README, Zen 4), which
 // F(5,3) makes 1.36x larger for 0.77x the multiplies; F(2,3) (U 4.2 MB) 1.69-1.74.
 bool f53_pays(const ConvParams& p, int oh, int ow, int threads, bool weights_cold) {
-  if (weights_cold && cpu_info().l2_bytes < (1u << 20)) return false;  // measured only on Zen 4 (kWinogradRowsCold)
+  if (weights_cold && cpu_info().l2_bytes < kWinogradLargeL2Bytes) return false;  // measured only on Zen 4 (kWinogradRowsCold)
   const long p5 = positions(oh, ow, 5);
   if (p5 > 0.9 * positions(oh, ow, 4) || p5 >= positions(oh, ow, 6)) return false;
   const long tiles = static_cast<long>((oh + 4) / 5) * ((ow + 4) / 5);

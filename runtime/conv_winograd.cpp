@@ -171,7 +171,7 @@ ConvWinograd::Plan ConvWinograd::plan(long tiles, int threads) const {
   // lost there: README). The plan's choice between blocked and phased stays with the bytes
   // model above.
   long run_blocks = blocks;
-  if (l2 >= kLargeL2Bytes && u_streams) {
+  if (l2 >= static_cast<double>(kWinogradLargeL2Bytes) && u_streams) {
     const long min_tiles = u_bytes <= 4 * l2 ? kLargeL2BlockTiles : kStreamingBlockTiles;
     const long sixth = static_cast<long>(std::ceil(vm_share / (l2 / 6)));
     run_blocks = std::max(blocks, std::min(sixth, share / min_tiles));
@@ -414,6 +414,15 @@ void ConvWinograd::run(const Mat& bottom_in, const Mat* residual, Mat& top, cons
     for (int t = 0; t < teams; t++) {
       float* base = static_cast<float*>(work.data) + team_floats * t;
       const std::vector<TileBlock> blocks = team_blocks(tiles, teams, t, block);
+      // The kernels of the team's block sizes (equal blocks: one or two sizes), looked up
+      // once: each lookup locks the kernel cache.
+      std::vector<BlockKernels> sized;
+      auto kernels_for = [&](int count) -> const BlockKernels& {
+        for (const BlockKernels& k : sized)
+          if (k.tile_count == count) return k;
+        sized.push_back(block_kernels(count));
+        return sized.back();
+      };
       for (size_t i = 0; i < blocks.size(); i++) {
         const TileBlock& b = blocks[i];
         const BlockBuffers buf = overlapped_buffers(base, b.count);
@@ -425,7 +434,7 @@ void ConvWinograd::run(const Mat& bottom_in, const Mat* residual, Mat& top, cons
         tile_rows(grid, false, b.first, b.count, out_begin, out_end);
         PrefetchStream stream = gemm_stream(bottom, in_begin, in_end, top, residual, out_begin, out_end, 0, chunks_,
                                             static_cast<long>(positions) * kernels_->groups());
-        gemm_block(buf, block_kernels(b.count), 0, positions, 0, kernels_->groups(), stream);
+        gemm_block(buf, kernels_for(b.count), 0, positions, 0, kernels_->groups(), stream);
         output_block(buf, grid, b.first, b.count, 0, chunks_, residual, top);
       }
     }

@@ -52,9 +52,8 @@ class ConvWinograd final : public ConvImpl {
   };
   // Fewest tiles a blocked plan's block takes while U streams from L3 (see plan()).
   static constexpr long kStreamingBlockTiles = 12;
-  // With an L2 of kLargeL2Bytes or more and U within 4 L2: the fewest (see plan()).
+  // With an L2 of kWinogradLargeL2Bytes or more and U within 4 L2: the fewest (see plan()).
   static constexpr long kLargeL2BlockTiles = 6;
-  static constexpr double kLargeL2Bytes = 1 << 20;
   Plan plan(long tiles, int threads) const;
   static std::string plan_name(const Plan& plan);  // "blocked, blocks of up to 40 tiles", "phased", ...
   // The distinct tile counts of the blocks a plan runs (each thread's share of the tiles

@@ -90,13 +90,13 @@ class DwTester : public ConvShapeBuilder<DwTester> {
     const std::vector<float> got = run_planar(*impl, src, in_pack, impl->out_elempack(), oh, ow);
     const ErrorStats s = compare(got.data(), expected.data(), got.size());
     const double k = static_cast<double>(icg) * kh_ * kw_;
-    // A grouped layer's groups take the path table's choice: a Winograd run gets its
-    // variant's bound (conv_winograd_test.cpp's winograd_bound), a direct one fp32's.
+    // A grouped layer's groups take the path table's choice: a Winograd run ("winogradM3")
+    // gets its variant's bound, a direct one fp32's.
     const std::string path = impl->describe();
     double tol = 2e-7 * std::sqrt(k) + 1e-6;
-    if (path.find("winograd23") != std::string::npos) tol = std::max(tol, 2.6e-6);
-    if (path.find("winograd43") != std::string::npos) tol = 5.2e-5;
-    if (path.find("winograd53") != std::string::npos || path.find("winograd63") != std::string::npos) tol = 7e-5;
+    const size_t winograd = path.find("winograd");
+    if (winograd != std::string::npos && winograd + 8 < path.size())
+      tol = std::max(tol, winograd_bound(path[winograd + 8] - '0'));
     EXPECT_FALSE(s.has_nan);
     EXPECT_LE(s.max_rel(), tol) << "max abs error " << s.max_abs << " at " << s.worst_index << " (got "
                                 << got[s.worst_index] << ", expected " << expected[s.worst_index] << ")";

@@ -9,6 +9,7 @@
 #include <memory>
 #include <sstream>
 
+#include "jit/winograd_conf.h"
 #include "runtime/conv_autotune.h"
 #include "runtime/conv_path.h"
 #include "runtime/cpu.h"
@@ -136,7 +137,7 @@ TEST(ConvPath, FollowsTheTable) {
   cold.weights_cold = true;
   EXPECT_EQ(choose_conv_path(params(512, 512, 3), isa, cold, 7, 7).algo, "winograd23");
   // F(5,3) there only with 1 MiB of L2 or more (measured on Zen 4 only), on one thread.
-  const bool large_l2 = cpu_info().l2_bytes >= (1u << 20);
+  const bool large_l2 = cpu_info().l2_bytes >= kWinogradLargeL2Bytes;
   EXPECT_EQ(choose_conv_path(params(256, 256, 3), isa, cold, 14, 14).algo, large_l2 ? "winograd53" : "winograd23");
   EXPECT_EQ(choose_conv_path(params(128, 128, 3), isa, cold, 28, 28).algo, "winograd43");
   EXPECT_EQ(choose_conv_path(params(64, 64, 3), isa, cold, 56, 56).algo, "winograd43");

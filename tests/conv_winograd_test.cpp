@@ -26,13 +26,6 @@ using namespace jitconv;
 using namespace jitconv::test;
 
 namespace {
-// Bounds on the error relative to the largest |output| before the activation: about 4x
-// the worst measured over 63 problems (8..256 channels, 5x5..56x56, inputs and weights
-// uniform in [-1, 1]): F(2,3) 6.5e-7, F(4,3) 1.3e-5, F(6,3) 1.8e-5. DISABLED_ErrorStatistics
-// (58 problems of the same kind, F(5,3) added) measured 6.3e-7, 1.18e-5, 1.74e-5 (F(5,3)),
-// 1.81e-5: F(5,3) takes F(6,3)'s bound.
-double winograd_bound(int m) { return m == 2 ? 2.6e-6 : m == 4 ? 5.2e-5 : 7e-5; }
-
 // A 3x3 pad-1 layer on one channel pack (vlen in and out) with bias and fixed weights, and
 // twelve input shapes (h, w) for it.
 struct OnePackLayer {
@@ -622,7 +615,7 @@ TEST(ConvWinograd, PlansShareTilesEvenlyAndSplitLargeUByPhase) {
     // With 1 MiB of L2 or more, the blocks run smaller: V and M of a sixth of L2 (Zen 4:
     // 3 blocks of 8-9 tiles), down to kLargeL2BlockTiles while U is within 4 L2.
     const double l2 = 2 * half_l2;
-    const bool large_l2 = l2 >= ConvWinograd::kLargeL2Bytes;
+    const bool large_l2 = l2 >= static_cast<double>(kWinogradLargeL2Bytes);
     const double tile_bytes = 36.0 * mid * 4;
     if (outgrows_half_l2(36.0 * mid * mid * 4) && share_fits) {
       std::vector<int> sizes = ConvWinograd::block_sizes(49, 2, two);
