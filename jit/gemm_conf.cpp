@@ -71,8 +71,13 @@ GemmBlocking choose_pointwise_blocking(Isa isa, int chunks, long k, const Activa
   // -> 0.97 and 0.91 -> 0.97, 32->192 @56 0.947 -> 0.958, 48->128 @28 0.975 -> 0.982,
   // 64->256 @28 0.964 -> 0.985, @56 0.962 -> 0.956 (in `jitconv bench` 0.96-0.99 -> 0.93);
   // with K in blocks (256->64 @56) 1.02 -> 0.91 and 1024->256 @14 0.997 -> 0.983: K up to
-  // 32 only.
-  if (isa == Isa::avx512 && b.ur_oc == 4 && k <= 32) {
+  // 32 only. Only where zmm runs on 256-bit halves: on a full-width core (Zen 5) an FMA
+  // with a broadcast from memory issues slower than one on a register (the GEMM kernel in
+  // L1: 4 x 7 with broadcasts from memory 185-190 GFLOP/s against 4 x 6's 248-255), and
+  // 4 x 6 takes the layers back: Zen 5, one thread, x oneDNN, alternating in one process
+  // (300 runs), 4 x 7 -> 4 x 6: 32->64 @112 0.83 -> 0.94, 32->192 @56 0.83 -> 0.90, 16->96
+  // @112 0.737 -> 0.749.
+  if (isa == Isa::avx512 && cpu_info().zmm_half_rate && b.ur_oc == 4 && k <= 32) {
     b.explicit_bcast = false;
     b.nr = gemm_max_nr(isa, b.ur_oc, b.explicit_bcast, act);
   }

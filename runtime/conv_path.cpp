@@ -44,6 +44,7 @@ constexpr int kDirectMinOutput = 14;           // ... and outputs of 14 x 14 or 
 // 0.973 and 0.985 / 0.972).
 constexpr int kDirectMinOutputSmallL2 = 28;
 constexpr size_t kDirectLargeL2Bytes = size_t(2) << 20;
+constexpr long kF53FullRateMinTiles = 18;  // f53_pays on full-width AVX-512
 
 struct WinogradRow {
   int max_output;        // min(oh, ow) at most this ...
@@ -123,13 +124,23 @@ long positions(int oh, int ow, int m) {
 // 1.94 (medians 1.94 / 1.91: even; F(4,3) blocked, since reverted: 2.17 / 1.94, 2.23 / 1.96;
 // 128@14 2.31 / 2.16). Two threads there are bound by the U stream (README, Zen 4), which
 // F(5,3) makes 1.36x larger for 0.77x the multiplies; F(2,3) (U 4.2 MB) 1.69-1.74.
-bool f53_pays(const ConvParams& p, int oh, int ow, int threads, bool weights_cold) {
+//
+// A full-width AVX-512 core (Zen 5: 64 FLOP/cycle, CpuInfo::zmm_half_rate false) gains half
+// as much time from each multiply saved while the transforms cost what they did, and U
+// streams twice as fast for the same tiles: there F(5,3) needs 18 tiles (however many
+// threads) unless U fits L2. Zen 5, x oneDNN, F(4,3) / F(5,3) alternating in one process
+// (200-300 runs each), one thread: 256@14 1.98 / 1.62, 128@14 1.78 / 1.63, 512@14 2.47 /
+// 2.22, 192@13 2.00 / 2.00 (9 tiles, U 1.8-51 MB); 64@14 (U 0.8 MB) 2.26 / 2.46; 96@25 (25
+// tiles) 2.13 / 2.31, two threads 2.41 / 3.04; 256@14 two threads 1.68 / 1.42.
+bool f53_pays(const ConvParams& p, int oh, int ow, int threads, bool weights_cold, Isa isa) {
   if (weights_cold && cpu_info().l2_bytes < kWinogradLargeL2Bytes) return false;  // measured only on Zen 4 (kWinogradRowsCold)
   const long p5 = positions(oh, ow, 5);
   if (p5 > 0.9 * positions(oh, ow, 4) || p5 >= positions(oh, ow, 6)) return false;
   const long tiles = static_cast<long>((oh + 4) / 5) * ((ow + 4) / 5);
   const double u_bytes = 49.0 * p.ic * p.oc * 4;
-  return tiles >= 9L * std::max(1, threads) || u_bytes <= static_cast<double>(cpu_info().l2_bytes);
+  const bool full_rate = isa == Isa::avx512 && !cpu_info().zmm_half_rate;
+  const long min_tiles = full_rate ? kF53FullRateMinTiles : 9L * std::max(1, threads);
+  return tiles >= min_tiles || u_bytes <= static_cast<double>(cpu_info().l2_bytes);
 }
 
 // Small outputs and large dilations put many of a 3x3 kernel's taps in the padding, which
@@ -251,7 +262,7 @@ PathChoice choose_conv_path(const ConvParams& p, Isa isa, const Option& opt, int
         const WinogradRow& row = rows[r];
         if (out <= row.max_output && std::min(p.ic, p.oc) >= row.min_channels && out >= row.min_output &&
             (!row.tight_tiles || (tile_cover(oh, 6) <= tile_cover(oh, 4) && tile_cover(ow, 6) <= tile_cover(ow, 4))) &&
-            (!row.fewer_positions || f53_pays(p, oh, ow, opt.num_threads, opt.weights_cold))) {
+            (!row.fewer_positions || f53_pays(p, oh, ow, opt.num_threads, opt.weights_cold, isa))) {
           preferred = row.algo;
           break;
         }

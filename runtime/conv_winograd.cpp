@@ -170,9 +170,21 @@ ConvWinograd::Plan ConvWinograd::plan(long tiles, int threads) const {
   // against 1.72. Smaller L2s (Zen 3) keep the rule above (blocks of 4-9 tiles on two threads
   // lost there: README). The plan's choice between blocked and phased stays with the bytes
   // model above.
+  // A full-width AVX-512 core (Zen 5, 64 FLOP/cycle) multiplies a block twice as fast, so U
+  // streams at twice the rate for the same block: there the fewest tiles are
+  // kFullRateBlockTiles (U at 8 / 24 bytes a FLOP-pair, about 20 GB/s at the peak). Zen 5
+  // (1 MiB L2), F(4,3), x oneDNN, block sizes alternating in one process (300 runs each,
+  // after oneDNN), one thread: 128@28 9 (Zen 4's rule) / 12 / 17 / 20 / 25 / 33 / 40 / 49
+  // tiles 2.51 / 2.72 / 2.89 / 2.93 / 2.99 / 2.99 / 2.99 / 2.83; 64@56 18 / 12 / 17 / 20 /
+  // 25 / 33 / 49 / 66 3.01 / 2.92 / 3.00 / 3.03 / 3.02 / 2.95 / 2.97 / 2.77; 96@35 12 / 16 /
+  // 24 / 32 / 49 / 81 2.83-2.92 / 2.87 / 2.87 / 2.91 / 2.82 / 2.65; two threads: 128@28 9 /
+  // 12 / 17 / 25 2.34 / 2.45 / 2.61 / 2.70; 96@35 11 / 17 / 25 / 33 / 41 2.54 / 2.60 /
+  // 2.68 / 2.70 / 2.53; 64@56 17 / 25 / 49 3.01-3.06 / 2.98 / 2.87.
   long run_blocks = blocks;
+  const bool full_rate = !cpu_info().zmm_half_rate && isa_ == Isa::avx512;
   if (l2 >= static_cast<double>(kWinogradLargeL2Bytes) && u_streams) {
-    const long min_tiles = u_bytes <= 4 * l2 ? kLargeL2BlockTiles : kStreamingBlockTiles;
+    const long min_tiles = full_rate ? kFullRateBlockTiles
+                           : u_bytes <= 4 * l2 ? kLargeL2BlockTiles : kStreamingBlockTiles;
     const long sixth = static_cast<long>(std::ceil(vm_share / (l2 / 6)));
     run_blocks = std::max(blocks, std::min(sixth, share / min_tiles));
   }

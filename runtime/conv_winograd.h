@@ -54,6 +54,8 @@ class ConvWinograd final : public ConvImpl {
   static constexpr long kStreamingBlockTiles = 12;
   // With an L2 of kWinogradLargeL2Bytes or more and U within 4 L2: the fewest (see plan()).
   static constexpr long kLargeL2BlockTiles = 6;
+  // The same on full-width AVX-512 (CpuInfo::zmm_half_rate false), whatever U's size.
+  static constexpr long kFullRateBlockTiles = 24;
   Plan plan(long tiles, int threads) const;
   static std::string plan_name(const Plan& plan);  // "blocked, blocks of up to 40 tiles", "phased", ...
   // The distinct tile counts of the blocks a plan runs (each thread's share of the tiles

@@ -137,6 +137,7 @@ CpuInfo detect() {
   info.l2_bytes = sizes.l2;
   info.l3_bytes = sizes.l3;
   info.fast_l3 = amd_zen_family;
+  info.zmm_half_rate = info.vendor == "AuthenticAMD" && cpu.displayFamily == 0x19 && info.avx512f;
 
   info.logical_cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
   if (info.logical_cpus < 1) info.logical_cpus = 1;

@@ -40,6 +40,12 @@ struct CpuInfo {
   // for them. The Xeons' mesh L3 returned evicted lines at about memory speed, where
   // such weights cost extra cycles (see conv_direct_conf.cpp).
   bool fast_l3 = false;
+  // AVX-512 runs on 256-bit datapaths (AMD Zen 4, family 19h): a zmm FMA issues as two
+  // halves, so zmm code peaks at the ymm rate (`jitconv peak`: 32 FLOP/cycle both) and the
+  // GEMM kernels consume bytes at half the rate of full-width machines (Zen 5, Intel's
+  // two-FMA-unit Xeons: 64 FLOP/cycle). Block sizes and tile shapes measured on Zen 4 key
+  // on it.
+  bool zmm_half_rate = false;
   std::string cache_source;  // "cpuid" or "sysfs"
   int logical_cpus = 1;
   int physical_cores = 1;
