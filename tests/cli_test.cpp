@@ -70,6 +70,11 @@ TEST_F(Cli, InfoDescribesTheMachine) {
     EXPECT_TRUE(contains(r.out, key)) << key << " missing in\n" << r.out;
   EXPECT_TRUE(contains(r.out, std::string("isa:        ") + isa_name(current_isa()))) << r.out;
   EXPECT_EQ(contains(r.out, "not built with oneDNN"), !built_with_onednn()) << r.out;
+  // With AVX-512, how zmm runs (CpuInfo::zmm_half_rate: the Zen 4 rules key on it).
+  if (cpu_info().avx512f)
+    EXPECT_TRUE(contains(r.out, cpu_info().zmm_half_rate ? "zmm on 256-bit halves" : "zmm full width")) << r.out;
+  else
+    EXPECT_FALSE(contains(r.out, "zmm ")) << r.out;
   if (isa_supported(Isa::avx2)) {
     const CliResult capped = run_cli({"info"}, "JITCONV_ISA=avx2");
     ASSERT_EQ(capped.status, 0) << capped.err;
