@@ -37,12 +37,9 @@ Xmm ConvDirectGenerator::vreg(int index) const {
   return conf_.isa == Isa::avx512 ? Xmm(Zmm(index)) : Xmm(Ymm(index));
 }
 
-// AVX-512, a last chunk of 8 lanes or fewer: its FMAs run on the low ymm halves (as in the
-// GEMM kernels: Zen 4 splits a zmm FMA into two halves); a ymm op zeroes the upper half,
-// lanes no store writes.
+// A narrow last chunk's FMAs run on ymm halves (JitGenerator::chunk_reg).
 Xmm ConvDirectGenerator::lane_reg(int oc, int index) const {
-  const bool narrow = conf_.isa == Isa::avx512 && oc == conf_.ur_oc - 1 && conf_.last_chunk_lanes <= 8;
-  return narrow ? Xmm(Ymm(index)) : vreg(index);
+  return chunk_reg(conf_.isa, index, oc == conf_.ur_oc - 1 ? conf_.last_chunk_lanes : conf_.vlen);
 }
 
 std::vector<int> ConvDirectGenerator::free_vregs(int width) const {

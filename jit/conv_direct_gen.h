@@ -39,7 +39,7 @@ class ConvDirectGenerator : public JitGenerator {
   void emit_epilogue(int width);
 
   Xbyak::Xmm vreg(int index) const;
-  // vreg, or its ymm half in the FMAs of a narrow last chunk (see conv_direct_gen.cpp).
+  // vreg, or its ymm half in the FMAs of a narrow last chunk (JitGenerator::chunk_reg).
   Xbyak::Xmm lane_reg(int oc, int index) const;
   int acc(int chunk, int pixel) const { return chunk * conf_.ur_w + pixel; }
   int weight_reg(int chunk) const { return conf_.ur_w * conf_.ur_oc + chunk; }

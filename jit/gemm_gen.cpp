@@ -23,13 +23,9 @@ Xmm GemmGenerator::vreg(int index) const {
   return conf_.isa == Isa::avx512 ? Xmm(Zmm(index)) : Xmm(Ymm(index));
 }
 
-// AVX-512, a last chunk of 8 lanes or fewer: its k loop runs on the low ymm halves. Zen 4
-// splits a zmm FMA into two 256-bit halves, so a half-empty zmm chunk cost a whole one
-// (1x1 24 -> 72: 4.5 chunks computed as 5); a ymm op also zeroes the upper half, which the
-// epilogue then reads as the padded lanes' zeros.
+// A narrow last chunk's k loop runs on ymm halves (JitGenerator::chunk_reg).
 Xmm GemmGenerator::lane_reg(int oc, int index) const {
-  const bool narrow = conf_.isa == Isa::avx512 && oc == conf_.ur_oc - 1 && conf_.last_chunk_lanes <= 8;
-  return narrow ? Xmm(Ymm(index)) : vreg(index);
+  return chunk_reg(conf_.isa, index, oc == conf_.ur_oc - 1 ? conf_.last_chunk_lanes : conf_.vlen);
 }
 
 std::vector<int> GemmGenerator::free_vregs(int width) const {

@@ -24,7 +24,7 @@ class GemmGenerator : public JitGenerator {
   void emit_finish(int width);
 
   Xbyak::Xmm vreg(int index) const;
-  // vreg, or its ymm half for the k loop of a narrow last chunk (see gemm_gen.cpp).
+  // vreg, or its ymm half for the k loop of a narrow last chunk (JitGenerator::chunk_reg).
   Xbyak::Xmm lane_reg(int oc, int index) const;
   int acc(int chunk, int pixel) const { return chunk * conf_.nr + pixel; }
   int weight_reg(int chunk) const { return conf_.nr * conf_.ur_oc + chunk; }

@@ -2,6 +2,11 @@
 
 namespace jitconv {
 
+Xbyak::Xmm JitGenerator::chunk_reg(Isa isa, int index, int lanes) {
+  if (isa != Isa::avx512) return Xbyak::Ymm(index);
+  return lanes <= 8 ? Xbyak::Xmm(Xbyak::Ymm(index)) : Xbyak::Xmm(Xbyak::Zmm(index));
+}
+
 const uint8_t* JitGenerator::finish() {
   readyRE();
   return getCode();

@@ -11,6 +11,8 @@
 #include <vector>
 #include <xbyak/xbyak.h>
 
+#include "runtime/cpu.h"
+
 namespace jitconv {
 
 class JitGenerator : public Xbyak::CodeGenerator {
@@ -40,6 +42,13 @@ class JitGenerator : public Xbyak::CodeGenerator {
   void preamble();
   // Restores them, clears the upper vector state and returns.
   void postamble();
+
+  // Vector register `index` for a chunk of `lanes` valid lanes: zmm on AVX-512, ymm on
+  // AVX2, and on AVX-512 the ymm half for a chunk of 8 lanes or fewer. Zen 4 splits a zmm
+  // FMA into two 256-bit halves, so a half-empty zmm chunk cost a whole one (1x1 24 -> 72:
+  // 4.5 chunks computed as 5); a ymm op also zeroes the upper half, lanes no store writes
+  // (the GEMM epilogue reads them as the padded lanes' zeros).
+  static Xbyak::Xmm chunk_reg(Isa isa, int index, int lanes);
 
   // Software prefetch spread over a loop body. add_prefetch_lines appends the offsets
   // (rounded down to 64) of the cache lines holding [begin, begin + bytes) that `lines`

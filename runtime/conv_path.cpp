@@ -138,8 +138,7 @@ bool f53_pays(const ConvParams& p, int oh, int ow, int threads, bool weights_col
   if (p5 > 0.9 * positions(oh, ow, 4) || p5 >= positions(oh, ow, 6)) return false;
   const long tiles = static_cast<long>((oh + 4) / 5) * ((ow + 4) / 5);
   const double u_bytes = 49.0 * p.ic * p.oc * 4;
-  const bool full_rate = isa == Isa::avx512 && !cpu_info().zmm_half_rate;
-  const long min_tiles = full_rate ? kF53FullRateMinTiles : 9L * std::max(1, threads);
+  const long min_tiles = full_width_zmm(isa) ? kF53FullRateMinTiles : 9L * std::max(1, threads);
   return tiles >= min_tiles || u_bytes <= static_cast<double>(cpu_info().l2_bytes);
 }
 

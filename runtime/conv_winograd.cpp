@@ -181,9 +181,8 @@ ConvWinograd::Plan ConvWinograd::plan(long tiles, int threads) const {
   // 12 / 17 / 25 2.34 / 2.45 / 2.61 / 2.70; 96@35 11 / 17 / 25 / 33 / 41 2.54 / 2.60 /
   // 2.68 / 2.70 / 2.53; 64@56 17 / 25 / 49 3.01-3.06 / 2.98 / 2.87.
   long run_blocks = blocks;
-  const bool full_rate = !cpu_info().zmm_half_rate && isa_ == Isa::avx512;
   if (l2 >= static_cast<double>(kWinogradLargeL2Bytes) && u_streams) {
-    const long min_tiles = full_rate ? kFullRateBlockTiles
+    const long min_tiles = full_width_zmm(isa_) ? kFullRateBlockTiles
                            : u_bytes <= 4 * l2 ? kLargeL2BlockTiles : kStreamingBlockTiles;
     const long sixth = static_cast<long>(std::ceil(vm_share / (l2 / 6)));
     run_blocks = std::max(blocks, std::min(sixth, share / min_tiles));

@@ -58,6 +58,10 @@ const CpuInfo& cpu_info();
 // decisions, such as input prefetch and task order, key on).
 inline bool outgrows_half_l2(double bytes) { return bytes > static_cast<double>(cpu_info().l2_bytes) / 2; }
 
+// Whether kernels for `isa` run zmm FMAs at full width: AVX-512 on a core without
+// CpuInfo::zmm_half_rate (Zen 5, two-FMA Xeons). The rules measured on Zen 4 key on it.
+inline bool full_width_zmm(Isa isa) { return isa == Isa::avx512 && !cpu_info().zmm_half_rate; }
+
 // The ISA kernels are generated for now.
 Isa current_isa();
 // Cap the ISA (API equivalent of JITCONV_ISA). A cap above the hardware is clamped to it.

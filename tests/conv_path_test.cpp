@@ -122,9 +122,8 @@ TEST(ConvPath, FollowsTheTable) {
   EXPECT_EQ(choose_conv_path(params(128, 128, 3), isa, opt, 28, 28).algo, "winograd43");
   // Full-width AVX-512 (CpuInfo::zmm_half_rate false): F(5,3) needs 18 tiles, however many
   // threads, unless U fits L2 (the choice is made without running code, on any CPU).
-  const bool full_rate = !cpu_info().zmm_half_rate;
   EXPECT_EQ(choose_conv_path(params(256, 256, 3), Isa::avx512, opt, 14, 14).algo,
-            full_rate ? "winograd43" : "winograd53");
+            full_width_zmm(Isa::avx512) ? "winograd43" : "winograd53");
   EXPECT_EQ(choose_conv_path(params(96, 96, 3), Isa::avx512, opt, 25, 25).algo, "winograd53");  // 25 tiles
   EXPECT_EQ(choose_conv_path(params(96, 96, 3), Isa::avx512, two_threads, 25, 25).algo, "winograd53");
   EXPECT_EQ(choose_conv_path(params(32, 32, 3), Isa::avx512, opt, 14, 14).algo, "winograd53");  // U 196 KB

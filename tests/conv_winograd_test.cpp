@@ -616,8 +616,7 @@ TEST(ConvWinograd, PlansShareTilesEvenlyAndSplitLargeUByPhase) {
     // 3 blocks of 8-9 tiles), down to kLargeL2BlockTiles while U is within 4 L2; on
     // full-width AVX-512 not below kFullRateBlockTiles (a share of 25 stays one block).
     const double l2 = 2 * half_l2;
-    const bool full_rate = isa == Isa::avx512 && !cpu_info().zmm_half_rate;
-    const bool large_l2 = l2 >= static_cast<double>(kWinogradLargeL2Bytes) && !full_rate;
+    const bool large_l2 = l2 >= static_cast<double>(kWinogradLargeL2Bytes) && !full_width_zmm(isa);
     const double tile_bytes = 36.0 * mid * 4;
     if (outgrows_half_l2(36.0 * mid * mid * 4) && share_fits) {
       std::vector<int> sizes = ConvWinograd::block_sizes(49, 2, two);
