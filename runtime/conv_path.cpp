@@ -32,7 +32,8 @@ namespace {
 //    0.97-0.985 vs 0.95-0.97 in a quiet one).
 //  - k x k: the direct kernel beat both GEMM forms on every k x k shape measured
 //    (im2col 0.18-0.84x, brgemm 0.69-0.97x of direct), so ncnn's "in/out > 16 -> im2col"
-//    rule is not taken: kGemmMinChannelsKxK is set past any real layer.
+//    rule is not taken: kGemmMinChannelsKxK is set past any real layer. On full-width
+//    AVX-512, small outputs with large weights take GEMM (kGemmMaxOutputKxK).
 //  - Winograd variant: by output size and channels; see kWinogradRows.
 constexpr int kWinogradMinChannels = 8;        // ncnn: prefer Winograd when in > 8 or out > 8
 constexpr int kGemmMinChannelsKxK = 1 << 30;   // measured: never for k x k here
@@ -45,6 +46,17 @@ constexpr int kDirectMinOutput = 14;           // ... and outputs of 14 x 14 or 
 constexpr int kDirectMinOutputSmallL2 = 28;
 constexpr size_t kDirectLargeL2Bytes = size_t(2) << 20;
 constexpr long kF53FullRateMinTiles = 18;  // f53_pays on full-width AVX-512
+// k x k on full-width AVX-512 (Zen 5): GEMM (im2col) where the output is at most 7 x 7 and
+// the weights outgrow 2 L2. The direct kernels pass over the weights once per output row,
+// GEMM reads them once. ResNet-18's res5a_branch2a (3x3 s2 256->512 @7, 4.7 MB, `benchmodel
+// ../shared/models/resnet18.param --loops 10 --warmup 3 --no-compare --profile`, two runs
+// each) direct -> GEMM: one thread 0.68-0.70 -> 0.53-0.55 ms, two threads 0.40-0.43 ->
+// 0.33-0.37 ms. Alone, x oneDNN (`jitconv bench --algo direct|gemm`, two rounds, one thread):
+// 256->512 s2 @7 0.85-0.99 / 1.00-1.01, 512->512 s2 @7 0.88-0.95 / 1.15-1.16, 512@7 s1
+// 0.96-1.02 / 1.11-1.14; where direct stays ahead: 128->256 s2 @14 (1.2 MB) 0.97-1.00 /
+// 0.90, 256@14 s1 0.93-1.00 / 0.89-0.91, 5x5 96->256 @27 (2.4 MB) 0.98-0.99 / 0.90-0.95.
+constexpr int kGemmMaxOutputKxK = 7;
+constexpr double kGemmMinWeightL2sKxK = 2.0;
 
 struct WinogradRow {
   int max_output;        // min(oh, ow) at most this ...
@@ -301,6 +313,13 @@ not_winograd:
     const int min_output = cpu_info().l2_bytes >= kDirectLargeL2Bytes ? kDirectMinOutput : kDirectMinOutputSmallL2;
     if (std::min(oh, ow) >= min_output)
       return {"direct", "1x1 reducing channels (in >= 4 x out): direct kernel, input channels blocked"};
+  }
+  if (opt.use_sgemm_convolution && !pointwise && full_width_zmm(isa) && ih > 0 && iw > 0) {
+    int oh = 0, ow = 0;
+    p.output_size(ih, iw, oh, ow);
+    const double weight_bytes = 4.0 * p.ic * p.oc * p.kh * p.kw;
+    if (std::min(oh, ow) <= kGemmMaxOutputKxK && weight_bytes > kGemmMinWeightL2sKxK * cpu_info().l2_bytes)
+      return {"gemm", "k x k, small output, weights past 2 L2 (full-width AVX-512): GEMM reads them once"};
   }
   if (opt.use_sgemm_convolution && (pointwise || p.ic > kGemmMinChannelsKxK || p.oc > kGemmMinChannelsKxK))
     return {"gemm", pointwise ? "1x1: GEMM on the packed input (subsampled when strided)" : "GEMM (channels)"};

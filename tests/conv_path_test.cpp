@@ -51,6 +51,18 @@ TEST(ConvPath, FollowsTheTable) {
   EXPECT_EQ(choose_conv_path(params(64, 64, 3), isa, opt, 56, 56).algo.compare(0, 8, "winograd"), 0);
   EXPECT_EQ(choose_conv_path(params(64, 64, 1), isa, opt, 56, 56).algo, "gemm");
   EXPECT_EQ(choose_conv_path(params(64, 64, 3, 2), isa, opt, 56, 56).algo, "direct");
+  // k x k on full-width AVX-512: GEMM for outputs up to 7x7 whose weights outgrow 2 L2
+  // (3x3 s2 256->512 @7: 4.7 MB); direct for larger outputs, smaller weights, or no GEMM.
+  const double two_l2 = 2.0 * cpu_info().l2_bytes;
+  const bool big_weights = 4.0 * 256 * 512 * 9 > two_l2;
+  EXPECT_EQ(choose_conv_path(params(256, 512, 3, 2), Isa::avx512, opt, 14, 14).algo,
+            full_width_zmm(Isa::avx512) && big_weights ? "gemm" : "direct");
+  EXPECT_EQ(choose_conv_path(params(256, 512, 3, 2), Isa::avx512, opt, 16, 16).algo, "direct");  // 8x8 out
+  EXPECT_EQ(choose_conv_path(params(256, 512, 3, 2), Isa::avx2, opt, 14, 14).algo, "direct");
+  EXPECT_EQ(choose_conv_path(params(16, 32, 3, 2), Isa::avx512, opt, 14, 14).algo, "direct");  // 18 KB
+  Option no_sgemm;
+  no_sgemm.use_sgemm_convolution = false;
+  EXPECT_EQ(choose_conv_path(params(256, 512, 3, 2), Isa::avx512, no_sgemm, 14, 14).algo, "direct");
   // 1x1: GEMM, except layers reducing the channels 4x or more on outputs of 14x14 and
   // up on AVX-512 (direct; 28x28 and up below 2 MiB of L2); unknown sizes take GEMM.
   const char* at14 = cpu_info().l2_bytes >= (size_t(2) << 20) ? "direct" : "gemm";
