@@ -307,20 +307,18 @@ PathChoice choose_conv_path(const ConvParams& p, Isa isa, const Option& opt, int
   }
 not_winograd:
   const bool pointwise = p.kh == 1 && p.kw == 1;
-  if (pointwise && isa == Isa::avx512 && p.ic >= kDirectMinReduction * p.oc && ih > 0 && iw > 0) {
-    int oh = 0, ow = 0;
-    p.output_size(ih, iw, oh, ow);
+  // The output's smaller side (0: the input shape is not known yet).
+  int out_h = 0, out_w = 0;
+  if (ih > 0 && iw > 0) p.output_size(ih, iw, out_h, out_w);
+  const int out_side = std::min(out_h, out_w);
+  if (pointwise && isa == Isa::avx512 && p.ic >= kDirectMinReduction * p.oc && out_side > 0) {
     const int min_output = cpu_info().l2_bytes >= kDirectLargeL2Bytes ? kDirectMinOutput : kDirectMinOutputSmallL2;
-    if (std::min(oh, ow) >= min_output)
+    if (out_side >= min_output)
       return {"direct", "1x1 reducing channels (in >= 4 x out): direct kernel, input channels blocked"};
   }
-  if (opt.use_sgemm_convolution && !pointwise && full_width_zmm(isa) && ih > 0 && iw > 0) {
-    int oh = 0, ow = 0;
-    p.output_size(ih, iw, oh, ow);
-    const double weight_bytes = 4.0 * p.ic * p.oc * p.kh * p.kw;
-    if (std::min(oh, ow) <= kGemmMaxOutputKxK && weight_bytes > kGemmMinWeightL2sKxK * cpu_info().l2_bytes)
-      return {"gemm", "k x k, small output, weights past 2 L2 (full-width AVX-512): GEMM reads them once"};
-  }
+  if (opt.use_sgemm_convolution && !pointwise && full_width_zmm(isa) && out_side > 0 && out_side <= kGemmMaxOutputKxK &&
+      4.0 * p.ic * p.oc * p.kh * p.kw > kGemmMinWeightL2sKxK * cpu_info().l2_bytes)
+    return {"gemm", "k x k, small output, weights past 2 L2 (full-width AVX-512): GEMM reads them once"};
   if (opt.use_sgemm_convolution && (pointwise || p.ic > kGemmMinChannelsKxK || p.oc > kGemmMinChannelsKxK))
     return {"gemm", pointwise ? "1x1: GEMM on the packed input (subsampled when strided)" : "GEMM (channels)"};
   return {"direct", "k x k: direct kernel, padding taps skipped"};
