@@ -150,7 +150,17 @@ bool f53_pays(const ConvParams& p, int oh, int ow, int threads, bool weights_col
   if (p5 > 0.9 * positions(oh, ow, 4) || p5 >= positions(oh, ow, 6)) return false;
   const long tiles = static_cast<long>((oh + 4) / 5) * ((ow + 4) / 5);
   const double u_bytes = 49.0 * p.ic * p.oc * 4;
-  const long min_tiles = full_width_zmm(isa) ? kF53FullRateMinTiles : 9L * std::max(1, threads);
+  // A core whose ymm FMAs run on 128-bit halves (Zen 1, 16 FLOP/cycle: CpuInfo::ymm_half_rate)
+  // gains twice the time from each multiply saved for the same bytes moved, and F(5,3)
+  // pays there on two threads too despite the uneven 5 + 4 split. Zen 1 (512 KB L2, 8 MB
+  // L3), two threads, x oneDNN, `jitconv bench --algo winograd43|winograd53` alternating,
+  // eight rounds: 256@14 2.44-2.57 -> 2.96-3.13, 384->256@13 2.13-2.25 -> 2.50-2.61,
+  // 128@14 2.19-2.29 -> 2.56-2.69 (one thread, F(5,3) at 256@14: 3.10-3.19). F(4,3) at 7x7
+  // (U 37.7 MB at 512@7, F(2,3)'s 16.8 MB) was bimodal there: 1.40-2.31 against F(2,3)'s
+  // 1.74-1.86 on one thread, 1.12-1.45 against 1.64-1.75 on two; the table keeps F(2,3).
+  const long min_tiles = full_width_zmm(isa)   ? kF53FullRateMinTiles
+                         : half_rate_ymm(isa) ? 9L
+                                              : 9L * std::max(1, threads);
   return tiles >= min_tiles || u_bytes <= static_cast<double>(cpu_info().l2_bytes);
 }
 

@@ -138,6 +138,10 @@ CpuInfo detect() {
   info.l3_bytes = sizes.l3;
   info.fast_l3 = amd_zen_family;
   info.zmm_half_rate = info.vendor == "AuthenticAMD" && cpu.displayFamily == 0x19 && info.avx512f;
+  // Zen 2 (family 17h from model 30h) widened the FMA units to 256 bits. Hygon's Dhyana is
+  // a Zen 1 (family 18h).
+  info.ymm_half_rate = (info.vendor == "AuthenticAMD" && cpu.displayFamily == 0x17 && cpu.displayModel < 0x30) ||
+                       (info.vendor == "HygonGenuine" && cpu.displayFamily == 0x18);
 
   info.logical_cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
   if (info.logical_cpus < 1) info.logical_cpus = 1;

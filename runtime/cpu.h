@@ -46,6 +46,11 @@ struct CpuInfo {
   // two-FMA-unit Xeons: 64 FLOP/cycle). Block sizes and tile shapes measured on Zen 4 key
   // on it.
   bool zmm_half_rate = false;
+  // AVX2 runs on 128-bit datapaths (AMD Zen 1 / Zen+, family 17h models below 30h): a ymm
+  // FMA issues as two halves, 16 FLOP/cycle (`jitconv peak`), half of Zen 2-4's, while
+  // caches and memory move bytes as fast as theirs. Multiplies saved weigh twice as much
+  // against bytes moved: F(5,3)'s thread rule measured on Zen 1 keys on it (f53_pays).
+  bool ymm_half_rate = false;
   std::string cache_source;  // "cpuid" or "sysfs"
   int logical_cpus = 1;
   int physical_cores = 1;
@@ -61,6 +66,9 @@ inline bool outgrows_half_l2(double bytes) { return bytes > static_cast<double>(
 // Whether kernels for `isa` run zmm FMAs at full width: AVX-512 on a core without
 // CpuInfo::zmm_half_rate (Zen 5, two-FMA Xeons). The rules measured on Zen 4 key on it.
 inline bool full_width_zmm(Isa isa) { return isa == Isa::avx512 && !cpu_info().zmm_half_rate; }
+
+// Whether kernels for `isa` run ymm FMAs on 128-bit halves (CpuInfo::ymm_half_rate, Zen 1).
+inline bool half_rate_ymm(Isa isa) { return isa == Isa::avx2 && cpu_info().ymm_half_rate; }
 
 // The ISA kernels are generated for now.
 Isa current_isa();

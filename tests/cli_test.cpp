@@ -75,6 +75,7 @@ TEST_F(Cli, InfoDescribesTheMachine) {
     EXPECT_TRUE(contains(r.out, cpu_info().zmm_half_rate ? "zmm on 256-bit halves" : "zmm full width")) << r.out;
   else
     EXPECT_FALSE(contains(r.out, "zmm ")) << r.out;
+  EXPECT_EQ(contains(r.out, "ymm on 128-bit halves"), cpu_info().ymm_half_rate) << r.out;
   if (isa_supported(Isa::avx2)) {
     const CliResult capped = run_cli({"info"}, "JITCONV_ISA=avx2");
     ASSERT_EQ(capped.status, 0) << capped.err;
