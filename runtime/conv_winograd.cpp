@@ -148,13 +148,29 @@ ConvWinograd::Plan ConvWinograd::plan(long tiles, int threads) const {
   // tiles instead of 20) and 128@28 (17 instead of 13); with the same rule on the
   // overlapped bytes, 2 / 3 / 4 / 7 blocks of 64@56 and 2 / 4 / 7 of 128@28 measured no
   // better (README, Zen 3).
+  // A core whose ymm FMAs run on 128-bit halves (Zen 1: CpuInfo::ymm_half_rate) multiplies
+  // slowly enough that L3 refills a U within half of it beside the GEMM: there each block's
+  // pass over U costs nothing, and blocks keep V and M out of the other core's way. Zen 1
+  // (512 KB L2, 8 MB L3), two threads, x oneDNN, `jitconv bench` with the plan forced,
+  // three rounds each: 96@35 F(6,3) (U 2.36 MB) phased 2.57-3.32, blocks of 6 / 9 / 18
+  // tiles 3.66-3.72 / 3.69-3.76 / 2.43-3.54, by channels 2.52-2.79 (one thread 3.6);
+  // 128@28 F(4,3) (2.36 MB) phased 2.34-3.29 / blocks of 9 / 13 / 25 2.58-3.34 / 2.78-3.21 /
+  // 2.65-3.42 (the host drifting between rounds: round by round blocked won 2 of 3 by
+  // 5-15%). Past half of L3 (256@14 F(5,3) 12.8 MB, 512@7 F(2,3) 16.8 MB) phased stays
+  // ahead or even: 2.02-2.67 / 1.78-2.29 in blocks of 5, 1.59-1.74 / 0.96-1.72 in blocks of 8 / 4.
+  // The kStreamingBlockTiles floor does not apply there either (96@35's 18 tiles a thread run
+  // as 2 blocks of 9); one thread keeps its blocks (96@35 12 / 9 / 6 / 4 tiles 3.24-3.51 /
+  // 3.30-3.58 / 3.16-3.48 / 3.02-3.09, 128@28 17 / 10 / 7 3.21-3.57 / 3.14-3.19 / 2.91-3.09,
+  // 64@56 40 / 20 / 9 3.07-3.21 / 3.14-3.19 / 2.92-3.15).
+  const bool u_refills_free = half_rate_ymm(isa_) && u_bytes <= 0.5 * static_cast<double>(cpu_info().l3_bytes);
   const long share = (tiles + threads - 1) / threads;
   const double vm_share = block_tile * share;
   long blocks = static_cast<long>(std::ceil(vm_share / (u_streams ? 0.75 * l2 : l2 / 6)));
-  if (u_streams) blocks = std::min(blocks, share / kStreamingBlockTiles);  // 0 for small shares: clamped below
+  if (u_streams && !u_refills_free) blocks = std::min(blocks, share / kStreamingBlockTiles);  // 0 for small shares: clamped below
   blocks = std::max(1L, std::min(blocks, (share + nr_max_ - 1) / nr_max_));
   const long block = (share + blocks - 1) / blocks;
-  const double blocked_bytes = (u_streams ? u_bytes : 0.0) * blocks + spill(block_tile * block) * blocks;
+  const double blocked_bytes =
+      (u_streams && !u_refills_free ? u_bytes : 0.0) * blocks + spill(block_tile * block) * blocks;
   // The blocks a blocked plan runs. With 1 MiB of L2 or more (Zen 4), blocks whose V and M
   // fill a sixth of L2 beat the fewest blocks even while U streams (its L3 refills it beside
   // the GEMM), down to kLargeL2BlockTiles tiles while U is within 4 L2 (64@56 U 590 KB,
