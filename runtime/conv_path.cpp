@@ -92,6 +92,9 @@ struct WinogradRow {
 // 1.97-2.29 -> 2.97-3.11, 64@20 3.22 -> 3.41-3.43, 64@10 1.86-1.89 -> 2.70-3.02; and where
 // it lost: 256@10 1.86-1.89 -> 1.60-1.70, 512@10 2.15-2.37 -> 1.54-1.61 (4 tiles multiply
 // all of a U that streams from L3, 12.8 / 51 MB).
+// Zen 1 (CpuInfo::ymm_half_rate) keeps this table: F(4,3) at 7x7 (U 37.7 MB at 512@7,
+// F(2,3)'s 16.8 MB) was bimodal there, 1.40-2.31 against F(2,3)'s 1.74-1.86 on one thread,
+// 1.12-1.45 against 1.64-1.75 on two (`jitconv bench --algo`, five alternating rounds).
 constexpr WinogradRow kWinogradRows[] = {
     {7, 0, "winograd23"},
     {1 << 30, 0, "winograd53", 9, false, true},
@@ -155,9 +158,7 @@ bool f53_pays(const ConvParams& p, int oh, int ow, int threads, bool weights_col
   // pays there on two threads too despite the uneven 5 + 4 split. Zen 1 (512 KB L2, 8 MB
   // L3), two threads, x oneDNN, `jitconv bench --algo winograd43|winograd53` alternating,
   // eight rounds: 256@14 2.44-2.57 -> 2.96-3.13, 384->256@13 2.13-2.25 -> 2.50-2.61,
-  // 128@14 2.19-2.29 -> 2.56-2.69 (one thread, F(5,3) at 256@14: 3.10-3.19). F(4,3) at 7x7
-  // (U 37.7 MB at 512@7, F(2,3)'s 16.8 MB) was bimodal there: 1.40-2.31 against F(2,3)'s
-  // 1.74-1.86 on one thread, 1.12-1.45 against 1.64-1.75 on two; the table keeps F(2,3).
+  // 128@14 2.19-2.29 -> 2.56-2.69 (one thread, F(5,3) at 256@14: 3.10-3.19).
   const long min_tiles = full_width_zmm(isa)   ? kF53FullRateMinTiles
                          : half_rate_ymm(isa) ? 9L
                                               : 9L * std::max(1, threads);

@@ -163,14 +163,14 @@ ConvWinograd::Plan ConvWinograd::plan(long tiles, int threads) const {
   // 3.30-3.58 / 3.16-3.48 / 3.02-3.09, 128@28 17 / 10 / 7 3.21-3.57 / 3.14-3.19 / 2.91-3.09,
   // 64@56 40 / 20 / 9 3.07-3.21 / 3.14-3.19 / 2.92-3.15).
   const bool u_refills_free = half_rate_ymm(isa_) && u_bytes <= 0.5 * static_cast<double>(cpu_info().l3_bytes);
+  const bool u_restreams = u_streams && !u_refills_free;  // each block pays for its pass over U
   const long share = (tiles + threads - 1) / threads;
   const double vm_share = block_tile * share;
   long blocks = static_cast<long>(std::ceil(vm_share / (u_streams ? 0.75 * l2 : l2 / 6)));
-  if (u_streams && !u_refills_free) blocks = std::min(blocks, share / kStreamingBlockTiles);  // 0 for small shares: clamped below
+  if (u_restreams) blocks = std::min(blocks, share / kStreamingBlockTiles);  // 0 for small shares: clamped below
   blocks = std::max(1L, std::min(blocks, (share + nr_max_ - 1) / nr_max_));
   const long block = (share + blocks - 1) / blocks;
-  const double blocked_bytes =
-      (u_streams && !u_refills_free ? u_bytes : 0.0) * blocks + spill(block_tile * block) * blocks;
+  const double blocked_bytes = (u_restreams ? u_bytes : 0.0) * blocks + spill(block_tile * block) * blocks;
   // The blocks a blocked plan runs. With 1 MiB of L2 or more (Zen 4), blocks whose V and M
   // fill a sixth of L2 beat the fewest blocks even while U streams (its L3 refills it beside
   // the GEMM), down to kLargeL2BlockTiles tiles while U is within 4 L2 (64@56 U 590 KB,

@@ -49,7 +49,8 @@ struct CpuInfo {
   // AVX2 runs on 128-bit datapaths (AMD Zen 1 / Zen+, family 17h models below 30h): a ymm
   // FMA issues as two halves, 16 FLOP/cycle (`jitconv peak`), half of Zen 2-4's, while
   // caches and memory move bytes as fast as theirs. Multiplies saved weigh twice as much
-  // against bytes moved: F(5,3)'s thread rule measured on Zen 1 keys on it (f53_pays).
+  // against bytes moved: F(5,3)'s thread rule (f53_pays) and the two-thread Winograd plan
+  // (ConvWinograd::plan) measured on Zen 1 key on it.
   bool ymm_half_rate = false;
   std::string cache_source;  // "cpuid" or "sysfs"
   int logical_cpus = 1;

@@ -59,7 +59,7 @@ int cmd_info(const std::vector<std::string>& argv) {
   if (env_cap && *env_cap) std::printf(", capped by JITCONV_ISA=%s", env_cap);
   // zmm_half_rate changes the Winograd blocks and pointwise tiles (CpuInfo::zmm_half_rate).
   if (cpu.avx512f) std::printf("; zmm %s", cpu.zmm_half_rate ? "on 256-bit halves (ymm rate)" : "full width");
-  // ymm_half_rate changes the Winograd variants (CpuInfo::ymm_half_rate).
+  // ymm_half_rate changes F(5,3)'s thread rule and the Winograd plans (CpuInfo::ymm_half_rate).
   if (cpu.ymm_half_rate) std::printf("; ymm on 128-bit halves");
   std::printf("\n");
   // fast_l3 changes the direct kernels' blocking (CpuInfo::fast_l3): say when it holds.
