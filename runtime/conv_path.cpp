@@ -65,6 +65,8 @@ struct WinogradRow {
   int min_output = 0;    // ... when min(oh, ow) is at least this ...
   bool tight_tiles = false;  // ... and its 6x6 tiles pad oh and ow no more than F(4,3)'s 4x4.
   bool fewer_positions = false;  // ... and F(5,3) passes f53_pays (below).
+  // With tight_tiles: looser tiles too where f63_loose_pays (below).
+  bool loose_if_u_in_l2 = false;
 };
 // First matching row wins; unknown shapes take F(4,3). Small outputs waste the big tiles'
 // padding, and their transformed weights (alpha^2/9 x the original) outgrow L2 and stream
@@ -81,7 +83,9 @@ struct WinogradRow {
 // 128@18 1.03 / 1.06-1.10, 128@17 0.98 / 1.04, 64@24 0.99-1.02 / 0.95-0.99, 64@35 1.01 /
 // 1.07, 32->64@24 1.06 / 0.97; AVX2, one thread: 96@35 1.16, 48@35 1.18, 128@24 1.16,
 // 192@17 1.37, 256@18 1.50, 64@24 1.06. Tiles looser: 64@56 0.95 / 0.94, 128@28 0.86 / 0.90;
-// and 64@12 (2x2 tiles of 6) 0.90 / 0.78, hence the 16 floor.
+// and 64@12 (2x2 tiles of 6) 0.90 / 0.78, hence the 16 floor. (Those pairs ran warm and on
+// older transforms; timed as `jitconv bench` times them, F(6,3) has since won 64@56 on
+// Zen 4: f63_loose_pays.)
 //
 // F(5,3) (7x7 tiles, 5x5 outputs) pays where 5 covers the output tighter than 4 and 6
 // (f53_pays): 14x14 takes 9 tiles of 49 positions against F(4,3)'s 16 of 36 (441 against
@@ -98,9 +102,27 @@ struct WinogradRow {
 constexpr WinogradRow kWinogradRows[] = {
     {7, 0, "winograd23"},
     {1 << 30, 0, "winograd53", 9, false, true},
-    {1 << 30, 0, "winograd63", 16, true},
+    {1 << 30, 0, "winograd63", 16, true, false, true},
     {1 << 30, 0, "winograd43"},
 };
+// F(6,3) on tiles looser than F(4,3)'s, where its U (64 ic oc floats) stays in L2 and at
+// least 48 channels a side amortise its 8x8 input / output transforms, on half-width
+// AVX-512 (the only host measured). Zen 4, `jitconv bench --algo winograd43|winograd63`
+// alternating (3-5 rounds, each after oneDNN), medians x oneDNN, one / two threads: 64@56
+// 3.07 -> 3.37 / 2.82 -> 3.21, 64@40 3.09 -> 3.36 / 3.05 -> 3.19, 64@56 d2 (28x28
+// sub-images) 2.71 -> 2.90 / 2.49 -> 2.65, 64@112 3.18 -> 3.28 / 2.86 -> 3.07, 32@56 2.92 ->
+// 3.05 / 2.39 -> 2.69, 48@56 2.73 -> 2.89 / 2.97 -> 3.09, 64@28 3.25 -> 3.26 / 3.16 -> 3.26,
+// 32->128@28 3.06 -> 3.14 / 2.75 -> 2.86. Not taken: 16->64@56 2.74 -> 2.40 / 2.50 -> 2.53
+// (few input channels); 32 channels gained little alone and nothing in SqueezeNet, whose
+// fire4/5 expand3x3 (32->128@28, input hot from the squeeze layer) took 0.198 / 0.192 ms on
+// F(4,3), 0.226 / 0.190 on F(6,3) (`benchmodel --profile`, 30 loops); and with U past L2 128@28 3.10 -> 3.06 / 3.31 -> 2.66, 128@56 3.15
+// -> 3.12 / 3.14 -> 2.84, 96@56 3.23 -> 3.22 / 3.05 -> 3.06.
+constexpr int kF63LooseMinChannels = 48;
+bool f63_loose_pays(const ConvParams& p, Isa isa) {
+  if (isa != Isa::avx512 || full_width_zmm(isa)) return false;
+  const double u_bytes = 64.0 * p.ic * p.oc * 4;
+  return std::min(p.ic, p.oc) >= kF63LooseMinChannels && u_bytes <= static_cast<double>(cpu_info().l2_bytes);
+}
 // Inside a network whose weights outgrow the cache (Option::weights_cold) every layer's
 // weights stream from memory on each forward, and Winograd's alpha^2/9 larger weights
 // cost more than its multiplies save on small outputs. Measured with a 192 MB sweep
@@ -159,9 +181,14 @@ bool f53_pays(const ConvParams& p, int oh, int ow, int threads, bool weights_col
   // L3), two threads, x oneDNN, `jitconv bench --algo winograd43|winograd53` alternating,
   // eight rounds: 256@14 2.44-2.57 -> 2.96-3.13, 384->256@13 2.13-2.25 -> 2.50-2.61,
   // 128@14 2.19-2.29 -> 2.56-2.69 (one thread, F(5,3) at 256@14: 3.10-3.19).
-  const long min_tiles = full_width_zmm(isa)   ? kF53FullRateMinTiles
-                         : half_rate_ymm(isa) ? 9L
-                                              : 9L * std::max(1, threads);
+  // Half-width AVX-512 (Zen 4), two threads, U within L3: 9 tiles too, despite the 5 + 4
+  // split (`jitconv bench --algo winograd43|winograd53` alternating, 4-6 rounds, x oneDNN,
+  // F(4,3) -> F(5,3) medians: 256@14 2.10 -> 2.53 and 2.25 -> 2.47, 128@14 2.32 -> 2.50,
+  // 384->256@13 (U 19 MB) 1.91 -> 2.17; past L3, 512@14 (51 MB) 2.42 -> 2.11).
+  const bool u_in_l3 = u_bytes <= static_cast<double>(cpu_info().l3_bytes);
+  const long min_tiles = full_width_zmm(isa)                             ? kF53FullRateMinTiles
+                         : half_rate_ymm(isa) || (isa == Isa::avx512 && u_in_l3) ? 9L
+                                                                          : 9L * std::max(1, threads);
   return tiles >= min_tiles || u_bytes <= static_cast<double>(cpu_info().l2_bytes);
 }
 
@@ -283,7 +310,8 @@ PathChoice choose_conv_path(const ConvParams& p, Isa isa, const Option& opt, int
       for (size_t r = 0; r < row_count; r++) {
         const WinogradRow& row = rows[r];
         if (out <= row.max_output && std::min(p.ic, p.oc) >= row.min_channels && out >= row.min_output &&
-            (!row.tight_tiles || (tile_cover(oh, 6) <= tile_cover(oh, 4) && tile_cover(ow, 6) <= tile_cover(ow, 4))) &&
+            (!row.tight_tiles || (tile_cover(oh, 6) <= tile_cover(oh, 4) && tile_cover(ow, 6) <= tile_cover(ow, 4)) ||
+             (row.loose_if_u_in_l2 && f63_loose_pays(p, isa))) &&
             (!row.fewer_positions || f53_pays(p, oh, ow, opt.num_threads, opt.weights_cold, isa))) {
           preferred = row.algo;
           break;
@@ -327,6 +355,15 @@ not_winograd:
     if (out_side >= min_output)
       return {"direct", "1x1 reducing channels (in >= 4 x out): direct kernel, input channels blocked"};
   }
+  // Strided 1x1 on half-width AVX-512 (Zen 4): the direct kernels. x oneDNN, `jitconv bench
+  // --algo gemm|direct` alternating, 3-5 rounds, medians GEMM / direct, one thread: 256->128
+  // s2 @56 0.94 / 0.99, 256->512 s2 @56 0.98 / 1.01, 512->256 s2 @28 0.97 / 1.02, 128->256
+  // s2 @28 0.99 / 1.01, 1024->512 s2 @14 1.01 / 1.04, 1024->2048 s2 @14 1.06 / 1.09,
+  // 256->512 s2 @14 0.93 / 0.98; GEMM ahead only at 512->1024 s2 @28 1.00 / 0.97 and 64->128
+  // s2 @56 1.01 / 1.00. Two threads: 256->128 s2 @56 0.95 / 0.98, 256->512 1.01 / 1.03,
+  // 512->1024 0.96 / 1.04, 512->256 0.97 / 1.06, 1024->2048 0.88 / 1.09.
+  if (pointwise && (p.sh > 1 || p.sw > 1) && isa == Isa::avx512 && !full_width_zmm(isa))
+    return {"direct", "1x1 strided (half-width AVX-512): direct kernel"};
   if (opt.use_sgemm_convolution && !pointwise && full_width_zmm(isa) && out_side > 0 && out_side <= kGemmMaxOutputKxK &&
       4.0 * p.ic * p.oc * p.kh * p.kw > kGemmMinWeightL2sKxK * cpu_info().l2_bytes)
     return {"gemm", "k x k, small output, weights past 2 L2 (full-width AVX-512): GEMM reads them once"};

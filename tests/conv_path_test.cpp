@@ -69,7 +69,13 @@ TEST(ConvPath, FollowsTheTable) {
   EXPECT_EQ(choose_conv_path(params(256, 64, 1), Isa::avx512, opt, 56, 56).algo, "direct");
   EXPECT_EQ(choose_conv_path(params(512, 128, 1), Isa::avx512, opt, 28, 28).algo, "direct");
   EXPECT_EQ(choose_conv_path(params(1024, 256, 1), Isa::avx512, opt, 14, 14).algo, at14);
-  EXPECT_EQ(choose_conv_path(params(1024, 256, 1, 2), Isa::avx512, opt, 28, 28).algo, at14);
+  // Strided 1x1 on half-width AVX-512 (Zen 4): direct, whatever the channels.
+  const bool half_width = !full_width_zmm(Isa::avx512);
+  EXPECT_EQ(choose_conv_path(params(1024, 256, 1, 2), Isa::avx512, opt, 28, 28).algo, half_width ? "direct" : at14);
+  EXPECT_EQ(choose_conv_path(params(256, 512, 1, 2), Isa::avx512, opt, 56, 56).algo, half_width ? "direct" : "gemm");
+  EXPECT_EQ(choose_conv_path(params(256, 512, 1, 2), Isa::avx512, opt).algo, half_width ? "direct" : "gemm");
+  EXPECT_EQ(choose_conv_path(params(256, 512, 1, 2), Isa::avx2, opt, 56, 56).algo, "gemm");
+  EXPECT_EQ(choose_conv_path(params(256, 512, 1), Isa::avx512, opt, 56, 56).algo, "gemm");  // stride 1
   EXPECT_EQ(choose_conv_path(params(1024, 256, 1), Isa::avx512, opt).algo, "gemm");
   EXPECT_EQ(choose_conv_path(params(2048, 512, 1), Isa::avx512, opt, 7, 7).algo, "gemm");
   EXPECT_EQ(choose_conv_path(params(255, 64, 1), Isa::avx512, opt, 56, 56).algo, "gemm");
@@ -131,7 +137,13 @@ TEST(ConvPath, FollowsTheTable) {
   two_threads.num_threads = 2;
   EXPECT_EQ(choose_conv_path(params(256, 256, 3), isa, two_threads, 14, 14).algo,
             half_rate_ymm(isa) ? "winograd53" : "winograd43");  // Zen 1: its multiplies saved weigh more
-  EXPECT_EQ(choose_conv_path(params(256, 256, 3), Isa::avx512, two_threads, 14, 14).algo, "winograd43");
+  // Half-width AVX-512, two threads: F(5,3)'s 9 tiles too while its U (12.8 MB) fits L3;
+  // 512@14's 51 MB does not.
+  const bool half_width_u_in_l3 = !full_width_zmm(Isa::avx512) && cpu_info().l3_bytes >= 49u * 256 * 256 * 4;
+  EXPECT_EQ(choose_conv_path(params(256, 256, 3), Isa::avx512, two_threads, 14, 14).algo,
+            half_width_u_in_l3 ? "winograd53" : "winograd43");
+  if (cpu_info().l3_bytes < 49u * 512 * 512 * 4)
+    EXPECT_EQ(choose_conv_path(params(512, 512, 3), Isa::avx512, two_threads, 14, 14).algo, "winograd43");
   EXPECT_EQ(choose_conv_path(params(32, 32, 3), isa, two_threads, 14, 14).algo, "winograd53");  // U within L2
   EXPECT_EQ(choose_conv_path(params(128, 128, 3), isa, opt, 28, 28).algo, "winograd43");
   // Full-width AVX-512 (CpuInfo::zmm_half_rate false): F(5,3) needs 18 tiles, however many
@@ -148,6 +160,20 @@ TEST(ConvPath, FollowsTheTable) {
   EXPECT_EQ(choose_conv_path(params(64, 64, 3), isa, opt, 12, 12).algo, "winograd43");
   EXPECT_EQ(choose_conv_path(params(64, 64, 3), isa, opt, 56, 56).algo, "winograd43");
   EXPECT_EQ(choose_conv_path(params(96, 96, 3), isa, opt, 35, 28).algo, "winograd43");  // 28 wide: 30 vs 28
+  // Looser tiles on half-width AVX-512 where F(6,3)'s U fits L2 and 48+ channels a side
+  // amortise its transforms (f63_loose_pays; the choice is made without running code).
+  const bool loose63 = !full_width_zmm(Isa::avx512) && cpu_info().l2_bytes >= 64u * 64 * 64 * 4;
+  const char* loose63_or_43 = loose63 ? "winograd63" : "winograd43";
+  EXPECT_EQ(choose_conv_path(params(64, 64, 3), Isa::avx512, opt, 56, 56).algo, loose63_or_43);
+  EXPECT_EQ(choose_conv_path(params(64, 64, 3, 1, 2), Isa::avx512, opt, 56, 56).algo, loose63_or_43);  // 28x28 sub-images
+  EXPECT_EQ(choose_conv_path(params(64, 64, 3), Isa::avx512, two_threads, 56, 56).algo, loose63_or_43);
+  EXPECT_EQ(choose_conv_path(params(16, 64, 3), Isa::avx512, opt, 56, 56).algo, "winograd43");   // 16 input channels
+  EXPECT_EQ(choose_conv_path(params(32, 128, 3), Isa::avx512, opt, 28, 28).algo, "winograd43");  // 32 input channels
+  const bool loose63_48 = !full_width_zmm(Isa::avx512) && cpu_info().l2_bytes >= 48u * 48 * 64 * 4;
+  EXPECT_EQ(choose_conv_path(params(48, 48, 3), Isa::avx512, opt, 56, 56).algo, loose63_48 ? "winograd63" : "winograd43");
+  EXPECT_EQ(choose_conv_path(params(128, 128, 3), Isa::avx512, opt, 28, 28).algo, "winograd43");  // U 4.2 MB
+  EXPECT_EQ(choose_conv_path(params(64, 64, 3), Isa::avx512, opt, 12, 12).algo, "winograd43");    // under 16
+  EXPECT_EQ(choose_conv_path(params(64, 64, 3), Isa::avx2, opt, 56, 56).algo, "winograd43");      // not measured
   Option no63 = opt;
   no63.use_winograd63_convolution = false;
   EXPECT_EQ(choose_conv_path(params(96, 96, 3), isa, no63, 35, 35).algo, "winograd43");
@@ -162,6 +188,7 @@ TEST(ConvPath, FollowsTheTable) {
   EXPECT_EQ(choose_conv_path(params(256, 256, 3), isa, cold, 14, 14).algo, large_l2 ? "winograd53" : "winograd23");
   EXPECT_EQ(choose_conv_path(params(128, 128, 3), isa, cold, 28, 28).algo, "winograd43");
   EXPECT_EQ(choose_conv_path(params(64, 64, 3), isa, cold, 56, 56).algo, "winograd43");
+  EXPECT_EQ(choose_conv_path(params(64, 64, 3), Isa::avx512, cold, 56, 56).algo, "winograd43");  // no F(6,3) row
   EXPECT_EQ(choose_conv_path(params(192, 128, 3), isa, cold, 13, 13).algo, large_l2 ? "winograd53" : "winograd23");
   EXPECT_EQ(choose_conv_path(params(64, 192, 3), isa, cold, 13, 13).algo, large_l2 ? "winograd53" : "winograd43");
   Option cold_two = cold;

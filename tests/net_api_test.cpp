@@ -433,28 +433,28 @@ TEST(NetShapeHints, ConvolutionKernelsAreReadyAfterLoad) {
 
 TEST(NetColdWeights, LargeModelsChooseTheColdPathTable) {
   if (current_isa() == Isa::scalar) GTEST_SKIP() << "no Winograd on the scalar ISA";
-  // 3x3 256@13 on two threads: F(4,3) while weights stay cached (F(5,3)'s 9 tiles want one
-  // thread, except where ymm runs on 128-bit halves), F(2,3) once the model's weights (here an
-  // InnerProduct's 43264 x 224 floats, 38.8 MB, or a Deconvolution's) exceed 32 MB: each
-  // layer type's weights must count before create_pipeline.
+  // 3x3 256@12 (F(5,3) and F(6,3) cover 12 no better than F(4,3)): F(4,3) while weights stay
+  // cached, F(2,3) once the model's weights (here an InnerProduct's 36864 x 224 floats,
+  // 33 MB, or a Deconvolution's) exceed 32 MB: each layer type's weights must count before
+  // create_pipeline.
   const std::string head =
-      "Input in 0 1 in -23330=4,3,13,13,256 0=13 1=13 2=256\n"
-      "Convolution c 1 1 in conv -23330=4,3,13,13,256 0=256 1=3 4=1 5=1 6=589824\n";
-  const std::string small = "7767517\n3 3\n" + head + "InnerProduct fc 1 1 conv out 0=16 1=1 2=692224\n";
-  const std::string big_ip = "7767517\n3 3\n" + head + "InnerProduct fc 1 1 conv out 0=224 1=1 2=9691136\n";
+      "Input in 0 1 in -23330=4,3,12,12,256 0=12 1=12 2=256\n"
+      "Convolution c 1 1 in conv -23330=4,3,12,12,256 0=256 1=3 4=1 5=1 6=589824\n";
+  const std::string small = "7767517\n3 3\n" + head + "InnerProduct fc 1 1 conv out 0=16 1=1 2=589824\n";
+  const std::string big_ip = "7767517\n3 3\n" + head + "InnerProduct fc 1 1 conv out 0=224 1=1 2=8257536\n";
   const std::string big_deconv =
       "7767517\n3 3\n" + head + "Deconvolution d 1 1 conv out 0=1024 1=6 5=1 6=9437184\n";
-  for (const std::string* text : {&small, &big_ip, &big_deconv}) {
-    Net net;
-    net.opt.num_threads = 2;
-    net.load_param_mem(*text);
-    RandomWeights weights(net.graph(), 1);
-    net.load_model(weights);
-    const std::string path = net.layer(1).describe();
-    const bool cold = text != &small;
-    const char* hot = half_rate_ymm(current_isa()) ? "winograd53" : "winograd43";
-    EXPECT_NE(path.find(cold ? "winograd23" : hot), std::string::npos) << *text << path;
-  }
+  for (int threads : {1, 2})
+    for (const std::string* text : {&small, &big_ip, &big_deconv}) {
+      Net net;
+      net.opt.num_threads = threads;
+      net.load_param_mem(*text);
+      RandomWeights weights(net.graph(), 1);
+      net.load_model(weights);
+      const std::string path = net.layer(1).describe();
+      const bool cold = text != &small;
+      EXPECT_NE(path.find(cold ? "winograd23" : "winograd43"), std::string::npos) << *text << path;
+    }
 }
 
 }  // namespace
