@@ -65,8 +65,8 @@ struct WinogradRow {
   int min_output = 0;    // ... when min(oh, ow) is at least this ...
   bool tight_tiles = false;  // ... and its 6x6 tiles pad oh and ow no more than F(4,3)'s 4x4.
   bool fewer_positions = false;  // ... and F(5,3) passes f53_pays (below).
-  // With tight_tiles: looser tiles too where f63_loose_pays (below).
-  bool loose_if_u_in_l2 = false;
+  // ... where f63_loose_pays (below): with tight_tiles, on looser tiles too; alone, only there.
+  bool f63_u_in_l2 = false;
 };
 // First matching row wins; unknown shapes take F(4,3). Small outputs waste the big tiles'
 // padding, and their transformed weights (alpha^2/9 x the original) outgrow L2 and stream
@@ -138,10 +138,17 @@ bool f63_loose_pays(const ConvParams& p, Isa isa) {
 // F(2,3) there: ResNet-18's res4 3x3 layers (256@14, `benchmodel --profile`, one thread,
 // two runs) 1.02-1.07 ms on F(2,3), 0.69-0.75 on F(5,3) with the weights cold all the same;
 // f53_pays takes it only with 1 MiB of L2 or more (Zen 3's 512 KB machine never measured it).
+// F(5,3) there on two threads as well (f53_pays): ResNet-50's six res4 3x3 layers, two
+// threads, `benchmodel --profile`, five alternating runs, summed: F(2,3) 3.28-4.99 ms
+// (median 4.52), F(5,3) 2.80-3.55 (2.99). F(6,3) only where f63_loose_pays (tight tiles
+// were not measured cold): ResNet-18's four res2 3x3 layers (64@56), three alternating
+// runs, summed, F(4,3) / F(6,3): one thread 2.49-2.55 / 2.30-2.62 ms (medians 2.53 / 2.40),
+// two threads 1.32-2.88 / 1.25-1.39 (1.35 / 1.28).
 constexpr WinogradRow kWinogradRowsCold[] = {
     {7, 0, "winograd23"},
     {1 << 30, 0, "winograd53", 9, false, true},
     {14, 128, "winograd23"},
+    {1 << 30, 0, "winograd63", 16, false, false, true},
     {1 << 30, 0, "winograd43"},
 };
 
@@ -311,7 +318,8 @@ PathChoice choose_conv_path(const ConvParams& p, Isa isa, const Option& opt, int
         const WinogradRow& row = rows[r];
         if (out <= row.max_output && std::min(p.ic, p.oc) >= row.min_channels && out >= row.min_output &&
             (!row.tight_tiles || (tile_cover(oh, 6) <= tile_cover(oh, 4) && tile_cover(ow, 6) <= tile_cover(ow, 4)) ||
-             (row.loose_if_u_in_l2 && f63_loose_pays(p, isa))) &&
+             (row.f63_u_in_l2 && f63_loose_pays(p, isa))) &&
+            (!row.f63_u_in_l2 || row.tight_tiles || f63_loose_pays(p, isa)) &&
             (!row.fewer_positions || f53_pays(p, oh, ow, opt.num_threads, opt.weights_cold, isa))) {
           preferred = row.algo;
           break;

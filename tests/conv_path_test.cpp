@@ -188,7 +188,10 @@ TEST(ConvPath, FollowsTheTable) {
   EXPECT_EQ(choose_conv_path(params(256, 256, 3), isa, cold, 14, 14).algo, large_l2 ? "winograd53" : "winograd23");
   EXPECT_EQ(choose_conv_path(params(128, 128, 3), isa, cold, 28, 28).algo, "winograd43");
   EXPECT_EQ(choose_conv_path(params(64, 64, 3), isa, cold, 56, 56).algo, "winograd43");
-  EXPECT_EQ(choose_conv_path(params(64, 64, 3), Isa::avx512, cold, 56, 56).algo, "winograd43");  // no F(6,3) row
+  EXPECT_EQ(choose_conv_path(params(64, 64, 3), Isa::avx512, cold, 56, 56).algo, loose63_or_43);  // U in L2 only
+  if (cpu_info().l2_bytes < 96u * 96 * 64 * 4)
+    EXPECT_EQ(choose_conv_path(params(96, 96, 3), Isa::avx512, cold, 35, 35).algo, "winograd43");  // tight, U 2.4 MB
+  EXPECT_EQ(choose_conv_path(params(128, 128, 3), Isa::avx512, cold, 28, 28).algo, "winograd43");
   EXPECT_EQ(choose_conv_path(params(192, 128, 3), isa, cold, 13, 13).algo, large_l2 ? "winograd53" : "winograd23");
   EXPECT_EQ(choose_conv_path(params(64, 192, 3), isa, cold, 13, 13).algo, large_l2 ? "winograd53" : "winograd43");
   Option cold_two = cold;
