@@ -140,7 +140,8 @@ bool f63_loose_pays(const ConvParams& p, Isa isa) {
 // f53_pays takes it only with 1 MiB of L2 or more (Zen 3's 512 KB machine never measured it).
 // F(5,3) there on two threads as well (f53_pays): ResNet-50's six res4 3x3 layers, two
 // threads, `benchmodel --profile`, five alternating runs, summed: F(2,3) 3.28-4.99 ms
-// (median 4.52), F(5,3) 2.80-3.55 (2.99). F(6,3) only where f63_loose_pays (tight tiles
+// (median 4.52), F(5,3) 2.80-3.55 (2.99); AlexNet's conv3-5 (384@13, two-group 192->192 and
+// 192->128 @13) 1.95-2.99 -> 1.82-1.87 ms (three runs). F(6,3) only where f63_loose_pays (tight tiles
 // were not measured cold): ResNet-18's four res2 3x3 layers (64@56), three alternating
 // runs, summed, F(4,3) / F(6,3): one thread 2.49-2.55 / 2.30-2.62 ms (medians 2.53 / 2.40),
 // two threads 1.32-2.88 / 1.25-1.39 (1.35 / 1.28).
