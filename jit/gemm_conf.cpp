@@ -77,7 +77,7 @@ GemmBlocking choose_pointwise_blocking(Isa isa, int chunks, long k, const Activa
   // 4 x 6 takes the layers back: Zen 5, one thread, x oneDNN, alternating in one process
   // (300 runs), 4 x 7 -> 4 x 6: 32->64 @112 0.83 -> 0.94, 32->192 @56 0.83 -> 0.90, 16->96
   // @112 0.737 -> 0.749.
-  if (isa == Isa::avx512 && !full_width_zmm(isa) && b.ur_oc == 4 && k <= 32) {
+  if (half_rate_zmm(isa) && b.ur_oc == 4 && k <= 32) {
     b.explicit_bcast = false;
     b.nr = gemm_max_nr(isa, b.ur_oc, b.explicit_bcast, act);
   }

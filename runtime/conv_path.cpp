@@ -115,11 +115,12 @@ constexpr WinogradRow kWinogradRows[] = {
 // 32->128@28 3.06 -> 3.14 / 2.75 -> 2.86. Not taken: 16->64@56 2.74 -> 2.40 / 2.50 -> 2.53
 // (few input channels); 32 channels gained little alone and nothing in SqueezeNet, whose
 // fire4/5 expand3x3 (32->128@28, input hot from the squeeze layer) took 0.198 / 0.192 ms on
-// F(4,3), 0.226 / 0.190 on F(6,3) (`benchmodel --profile`, 30 loops); and with U past L2 128@28 3.10 -> 3.06 / 3.31 -> 2.66, 128@56 3.15
-// -> 3.12 / 3.14 -> 2.84, 96@56 3.23 -> 3.22 / 3.05 -> 3.06.
+// F(4,3), 0.226 / 0.190 on F(6,3) (`benchmodel --profile`, 30 loops); and with U past L2
+// 128@28 3.10 -> 3.06 / 3.31 -> 2.66, 128@56 3.15 -> 3.12 / 3.14 -> 2.84, 96@56 3.23 -> 3.22
+// / 3.05 -> 3.06.
 constexpr int kF63LooseMinChannels = 48;
 bool f63_loose_pays(const ConvParams& p, Isa isa) {
-  if (isa != Isa::avx512 || full_width_zmm(isa)) return false;
+  if (!half_rate_zmm(isa)) return false;
   const double u_bytes = 64.0 * p.ic * p.oc * 4;
   return std::min(p.ic, p.oc) >= kF63LooseMinChannels && u_bytes <= static_cast<double>(cpu_info().l2_bytes);
 }
@@ -141,8 +142,8 @@ bool f63_loose_pays(const ConvParams& p, Isa isa) {
 // F(5,3) there on two threads as well (f53_pays): ResNet-50's six res4 3x3 layers, two
 // threads, `benchmodel --profile`, five alternating runs, summed: F(2,3) 3.28-4.99 ms
 // (median 4.52), F(5,3) 2.80-3.55 (2.99); AlexNet's conv3-5 (384@13, two-group 192->192 and
-// 192->128 @13) 1.95-2.99 -> 1.82-1.87 ms (three runs). F(6,3) only where f63_loose_pays (tight tiles
-// were not measured cold): ResNet-18's four res2 3x3 layers (64@56), three alternating
+// 192->128 @13) 1.95-2.99 -> 1.82-1.87 ms (three runs). F(6,3) only where f63_loose_pays
+// (tight tiles were not measured cold): ResNet-18's four res2 3x3 layers (64@56), three alternating
 // runs, summed, F(4,3) / F(6,3): one thread 2.49-2.55 / 2.30-2.62 ms (medians 2.53 / 2.40),
 // two threads 1.32-2.88 / 1.25-1.39 (1.35 / 1.28).
 constexpr WinogradRow kWinogradRowsCold[] = {
@@ -194,9 +195,9 @@ bool f53_pays(const ConvParams& p, int oh, int ow, int threads, bool weights_col
   // F(4,3) -> F(5,3) medians: 256@14 2.10 -> 2.53 and 2.25 -> 2.47, 128@14 2.32 -> 2.50,
   // 384->256@13 (U 19 MB) 1.91 -> 2.17; past L3, 512@14 (51 MB) 2.42 -> 2.11).
   const bool u_in_l3 = u_bytes <= static_cast<double>(cpu_info().l3_bytes);
-  const long min_tiles = full_width_zmm(isa)                             ? kF53FullRateMinTiles
-                         : half_rate_ymm(isa) || (isa == Isa::avx512 && u_in_l3) ? 9L
-                                                                          : 9L * std::max(1, threads);
+  const long min_tiles = full_width_zmm(isa)                            ? kF53FullRateMinTiles
+                         : half_rate_ymm(isa) || (half_rate_zmm(isa) && u_in_l3) ? 9L
+                                                                                : 9L * std::max(1, threads);
   return tiles >= min_tiles || u_bytes <= static_cast<double>(cpu_info().l2_bytes);
 }
 
@@ -314,14 +315,17 @@ PathChoice choose_conv_path(const ConvParams& p, Isa isa, const Option& opt, int
     const WinogradRow* rows = opt.weights_cold ? kWinogradRowsCold : kWinogradRows;
     const size_t row_count = opt.weights_cold ? sizeof(kWinogradRowsCold) / sizeof(WinogradRow)
                                               : sizeof(kWinogradRows) / sizeof(WinogradRow);
+    const bool tight_6x6 = tile_cover(oh, 6) <= tile_cover(oh, 4) && tile_cover(ow, 6) <= tile_cover(ow, 4);
+    const bool f63_loose = f63_loose_pays(p, isa);
+    auto tiles_fit = [&](const WinogradRow& row) {
+      if (row.tight_tiles) return tight_6x6 || (row.f63_u_in_l2 && f63_loose);
+      return !row.f63_u_in_l2 || f63_loose;
+    };
     if (out > 0)
       for (size_t r = 0; r < row_count; r++) {
         const WinogradRow& row = rows[r];
         if (out <= row.max_output && std::min(p.ic, p.oc) >= row.min_channels && out >= row.min_output &&
-            (!row.tight_tiles || (tile_cover(oh, 6) <= tile_cover(oh, 4) && tile_cover(ow, 6) <= tile_cover(ow, 4)) ||
-             (row.f63_u_in_l2 && f63_loose_pays(p, isa))) &&
-            (!row.f63_u_in_l2 || row.tight_tiles || f63_loose_pays(p, isa)) &&
-            (!row.fewer_positions || f53_pays(p, oh, ow, opt.num_threads, opt.weights_cold, isa))) {
+            tiles_fit(row) && (!row.fewer_positions || f53_pays(p, oh, ow, opt.num_threads, opt.weights_cold, isa))) {
           preferred = row.algo;
           break;
         }
@@ -371,7 +375,7 @@ not_winograd:
   // 256->512 s2 @14 0.93 / 0.98; GEMM ahead only at 512->1024 s2 @28 1.00 / 0.97 and 64->128
   // s2 @56 1.01 / 1.00. Two threads: 256->128 s2 @56 0.95 / 0.98, 256->512 1.01 / 1.03,
   // 512->1024 0.96 / 1.04, 512->256 0.97 / 1.06, 1024->2048 0.88 / 1.09.
-  if (pointwise && (p.sh > 1 || p.sw > 1) && isa == Isa::avx512 && !full_width_zmm(isa))
+  if (pointwise && (p.sh > 1 || p.sw > 1) && half_rate_zmm(isa))
     return {"direct", "1x1 strided (half-width AVX-512): direct kernel"};
   if (opt.use_sgemm_convolution && !pointwise && full_width_zmm(isa) && out_side > 0 && out_side <= kGemmMaxOutputKxK &&
       4.0 * p.ic * p.oc * p.kh * p.kw > kGemmMinWeightL2sKxK * cpu_info().l2_bytes)

@@ -68,6 +68,10 @@ inline bool outgrows_half_l2(double bytes) { return bytes > static_cast<double>(
 // CpuInfo::zmm_half_rate (Zen 5, two-FMA Xeons). The rules measured on Zen 4 key on it.
 inline bool full_width_zmm(Isa isa) { return isa == Isa::avx512 && !cpu_info().zmm_half_rate; }
 
+// Whether kernels for `isa` run zmm FMAs on 256-bit halves: AVX-512 with
+// CpuInfo::zmm_half_rate (Zen 4). The rules measured only there key on it.
+inline bool half_rate_zmm(Isa isa) { return isa == Isa::avx512 && cpu_info().zmm_half_rate; }
+
 // Whether kernels for `isa` run ymm FMAs on 128-bit halves (CpuInfo::ymm_half_rate, Zen 1).
 inline bool half_rate_ymm(Isa isa) { return isa == Isa::avx2 && cpu_info().ymm_half_rate; }
 
