@@ -248,6 +248,7 @@ bool winograd_enabled(const std::string& algo, const Option& opt) {
   if (algo == "winograd43") return opt.use_winograd43_convolution;
   if (algo == "winograd53") return opt.use_winograd53_convolution;
   if (algo == "winograd63") return opt.use_winograd63_convolution;
+  if (algo == "winograd63_43") return opt.use_winograd63_convolution && opt.use_winograd43_convolution;
   return false;
 }
 
@@ -273,12 +274,19 @@ bool conv_path_applies(const std::string& algo, const ConvParams& p, Isa isa, st
     if (p.dh > kWinogradMaxDilation || p.dw > kWinogradMaxDilation) return no(too_dilated.c_str());
     return true;
   }
+  if (algo == "winograd63_43") {
+    if (p.kh != 3 || p.kw != 3) return no("Winograd needs a 3x3 kernel");
+    if (p.sh != 1 || p.sw != 1) return no("Winograd needs stride 1");
+    if (p.dh != 1 || p.dw != 1) return no("F(6,3) with F(4,3) borders needs dilation 1");
+    return true;
+  }
   return no("unknown algorithm");
 }
 
 std::vector<std::string> applicable_conv_paths(const ConvParams& p, Isa isa, const Option& opt) {
   std::vector<std::string> paths;
-  for (const char* algo : {"direct", "gemm", "brgemm", "winograd23", "winograd43", "winograd53", "winograd63", "dilated"}) {
+  for (const char* algo : {"direct", "gemm", "brgemm", "winograd23", "winograd43", "winograd53", "winograd63",
+                          "winograd63_43", "dilated"}) {
     if (!conv_path_applies(algo, p, isa)) continue;
     const std::string a = algo;
     if ((a == "gemm" || a == "brgemm") && !opt.use_sgemm_convolution) continue;

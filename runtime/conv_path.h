@@ -12,7 +12,8 @@
 namespace jitconv {
 
 struct PathChoice {
-  std::string algo;    // "direct", "gemm", "winograd23", "winograd43", "winograd53", "winograd63", "scalar"
+  std::string algo;    // "direct", "gemm", "winograd23", "winograd43", "winograd53", "winograd63",
+                       // "winograd63_43" (F(6,3) with F(4,3) borders), "scalar"
   std::string reason;  // why, for `jitconv dump` and profiles
 };
 

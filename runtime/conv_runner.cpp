@@ -13,7 +13,7 @@
 
 namespace jitconv {
 
-const char* conv_algo_names() { return "auto, direct, gemm, brgemm, winograd23, winograd43, winograd53, winograd63, dilated"; }
+const char* conv_algo_names() { return "auto, direct, gemm, brgemm, winograd23, winograd43, winograd53, winograd63, winograd63_43, dilated"; }
 
 namespace {
 
@@ -143,7 +143,8 @@ std::unique_ptr<ConvRunner> make_conv_runner(const ConvProblem& problem, const s
                                              int num_threads, const float* weights, const float* bias,
                                              bool generate_only) {
   if (algo != "auto" && algo != "direct" && algo != "gemm" && algo != "brgemm" && algo != "winograd23" &&
-      algo != "winograd43" && algo != "winograd53" && algo != "winograd63" && algo != "dilated")
+      algo != "winograd43" && algo != "winograd53" && algo != "winograd63" && algo != "winograd63_43" &&
+      algo != "dilated")
     fail("unknown algorithm '", algo, "' (expected ", conv_algo_names(), ")");
   if (!isa_supported(isa) && !generate_only) fail("ISA ", isa_name(isa), " is not supported by this CPU");
   if (algo != "auto" && isa == Isa::scalar) throw NotApplicable("the " + algo + " path needs AVX2 or AVX-512");

@@ -15,8 +15,24 @@
 namespace jitconv {
 
 ConvWinograd::ConvWinograd(const ConvParams& params, const float* weights, const float* bias, Isa isa, int in_pack,
-                           int out_pack, int m)
+                           int out_pack, int m, int border_m)
+    : ConvWinograd(params, weights, bias, isa, in_pack, out_pack, m, border_m > 0 ? Region::interior : Region::whole, m,
+                   border_m) {
+  if (border_m <= 0) return;
+  if (params.dh != 1 || params.dw != 1)
+    fail("Winograd F(", m, ",3) with F(", border_m, ",3) borders needs an undilated layer, got ", params.to_string());
+  if (border_m == m || border_m >= 6) fail("Winograd: F(", border_m, ",3) borders need a smaller tile than F(", m, ",3)");
+  border_.reset(new ConvWinograd(params, weights, bias, isa, in_pack, out_pack, border_m, Region::border, m, border_m));
+}
+
+ConvWinograd::~ConvWinograd() = default;
+
+ConvWinograd::ConvWinograd(const ConvParams& params, const float* weights, const float* bias, Isa isa, int in_pack,
+                           int out_pack, int m, Region region, int split_m, int split_border_m)
     : params_(params),
+      region_(region),
+      split_m_(split_m),
+      split_border_m_(split_border_m),
       isa_(isa),
       vlen_(isa_lanes(isa)),
       in_pack_(in_pack),
@@ -94,6 +110,47 @@ ConvWinograd::ConvWinograd(const ConvParams& params, const float* weights, const
         conf.name(), [conf] { return std::make_unique<WinogradTransformGenerator>(conf); });
     (conf.input ? input_kernel_ : output_kernel_) = k;
   }
+}
+
+std::string ConvWinograd::name() const {
+  const std::string own = "winograd" + std::to_string(m_) + "3";
+  return border_ ? own + "_" + std::to_string(border_->m_) + "3" : own;
+}
+
+size_t ConvWinograd::weight_bytes() const {
+  return weights_.bytes() + bias_.bytes() + (border_ ? border_->weight_bytes() : 0);
+}
+
+namespace {
+// Transform positions x tiles of F(m, 3) on [0, rows) x [0, columns) and F(border_m, 3) on
+// the rows below it (all columns) and the columns right of it (its rows).
+long split_positions(int oh, int ow, int m, int border_m, int rows, int columns) {
+  auto tiles = [](int extent, int step) { return static_cast<long>((extent + step - 1) / step); };
+  const long a = (m + 2) * (m + 2), b = (border_m + 2) * (border_m + 2);
+  if (rows == 0 || columns == 0) return b * tiles(oh, border_m) * tiles(ow, border_m);
+  return a * (rows / m) * (columns / m) + b * (tiles(oh - rows, border_m) * tiles(ow, border_m) +
+                                               tiles(rows, border_m) * tiles(ow - columns, border_m));
+}
+}  // namespace
+
+void ConvWinograd::border_split(int oh, int ow, int m, int border_m, int& rows, int& columns) {
+  rows = columns = 0;
+  long best = split_positions(oh, ow, m, border_m, 0, 0);
+  for (int r = m; r <= oh; r += m)
+    for (int c = m; c <= ow; c += m) {
+      const long cost = split_positions(oh, ow, m, border_m, r, c);
+      if (cost < best || (cost == best && r * c > rows * columns)) {
+        best = cost;
+        rows = r;
+        columns = c;
+      }
+    }
+}
+
+long ConvWinograd::border_split_positions(int oh, int ow, int m, int border_m) {
+  int rows, columns;
+  border_split(oh, ow, m, border_m, rows, columns);
+  return split_positions(oh, ow, m, border_m, rows, columns);
 }
 
 bool ConvWinograd::u_streams() const { return outgrows_half_l2(static_cast<double>(weights_.bytes())); }
@@ -378,6 +435,7 @@ void ConvWinograd::prepare(int ih, int iw) {
     const Plan p = plan(tiles, threads);
     for (int count : block_sizes(tiles, threads, p)) block_kernels(count);
   }
+  if (border_) border_->prepare(ih, iw);
 }
 
 void ConvWinograd::forward(const Mat& bottom, Mat& top, const Option& opt) const {
@@ -420,9 +478,15 @@ void ConvWinograd::run(const Mat& bottom_in, const Mat* residual, Mat& top, cons
     }
   }
 
+  run_region(bottom, residual, top, opt);
+  if (border_) border_->run_region(bottom, residual, top, opt);
+}
+
+void ConvWinograd::run_region(const Mat& bottom, const Mat* residual, Mat& top, const Option& opt) const {
   const std::shared_ptr<const TilePlan> grid_held = tile_plan(bottom.h, bottom.w);
   const TilePlan& grid = *grid_held;
   const long tiles = grid.tiles;
+  if (tiles == 0) return;  // a border split's empty side
   const int positions = alpha_ * alpha_;
   const int threads = std::max(1, opt.num_threads);
   const Plan plan_here = plan(tiles, threads);
@@ -523,9 +587,16 @@ void ConvWinograd::run(const Mat& bottom_in, const Mat* residual, Mat& top, cons
 
 std::string ConvWinograd::describe() const {
   std::ostringstream os;
-  os << "winograd" << m_ << "3 F(" << m_ << ",3) " << isa_name(isa_) << " elempack " << in_pack_ << "->" << out_pack_
+  os << name() << " F(" << m_ << ",3) " << isa_name(isa_) << " elempack " << in_pack_ << "->" << out_pack_
      << " gemm tile " << kernels_->group_size() << "x" << kernels_->get(0, 0).conf->nr;
   if (dh_ > 1 || dw_ > 1) os << " dilation " << dh_ << "x" << dw_ << ": " << dh_ * dw_ << " sub-images in place";
+  if (border_ && prepared_h_ > 0) {
+    int oh, ow, rows, columns;
+    params_.output_size(prepared_h_, prepared_w_, oh, ow);
+    border_split(oh, ow, m_, border_->m_, rows, columns);
+    os << ", output " << rows << "x" << columns << " of " << oh << "x" << ow << " (the rest on F(" << border_->m_
+       << ",3))";
+  }
   if (prepared_h_ > 0) {
     const long tiles = tile_plan(prepared_h_, prepared_w_)->tiles;
     os << "\n  plan for " << prepared_h_ << "x" << prepared_w_ << " (" << tiles << " tiles):";
@@ -540,6 +611,7 @@ std::string ConvWinograd::describe() const {
     for (const auto& edge : edge_kernels_) os << "\n  kernel " << edge.second->name();
   }
   os << "\n  kernel " << output_kernel_->name();
+  if (border_) os << "\n  borders: " << border_->describe();
   return os.str();
 }
 

@@ -25,8 +25,12 @@ namespace jitconv {
 
 class ConvWinograd final : public ConvImpl {
  public:
+  // border_m > 0 (undilated layers only): F(m, 3) on the largest output rectangle whose
+  // tiles cost fewest multiplies (border_split) and F(border_m, 3) on the rows and columns
+  // past it, which m covers loosely (28 = 4 x 6 + 4: no tile of either half-empty).
   ConvWinograd(const ConvParams& params, const float* weights, const float* bias, Isa isa, int in_pack, int out_pack,
-               int m);
+               int m, int border_m = 0);
+  ~ConvWinograd() override;
 
   int in_elempack() const override { return in_pack_; }
   int out_elempack() const override { return out_pack_; }
@@ -35,9 +39,17 @@ class ConvWinograd final : public ConvImpl {
   // The output transform adds the residual (any output elempack).
   bool fuses_residual() const override { return params_.residual; }
   void forward_residual(const Mat& bottom, const Mat& residual, Mat& top, const Option& opt) const override;
-  std::string name() const override { return "winograd" + std::to_string(m_) + "3"; }
+  std::string name() const override;
   std::string describe() const override;
-  size_t weight_bytes() const override { return weights_.bytes() + bias_.bytes(); }
+  size_t weight_bytes() const override;
+
+  // The output rectangle [0, rows) x [0, columns) F(m, 3) covers, the rest on F(border_m, 3):
+  // the split of fewest multiplies (alpha^2 per tile), rows and columns multiples of m.
+  // rows or columns 0: all on F(border_m, 3).
+  static void border_split(int oh, int ow, int m, int border_m, int& rows, int& columns);
+  // Multiplies per input x output channel (transform positions x tiles) of the split, and
+  // of plain F(m, 3).
+  static long border_split_positions(int oh, int ow, int m, int border_m);
 
   // How an output of `tiles` tiles runs on `threads` threads.
   enum class Split {
@@ -189,7 +201,17 @@ class ConvWinograd final : public ConvImpl {
   void output_block(const BlockBuffers& buf, const TilePlan& tiles, long tile_begin, int count, int chunk_begin,
                     int chunk_end, const Mat* residual, Mat& top) const;
 
+  // Which part of the output this instance tiles: all of it, the F(m, 3) rectangle of a
+  // border split, or the strips past it (the border instance's).
+  enum class Region { whole, interior, border };
+  ConvWinograd(const ConvParams& params, const float* weights, const float* bias, Isa isa, int in_pack, int out_pack,
+               int m, Region region, int split_m, int split_border_m);
+  void run_region(const Mat& bottom, const Mat* residual, Mat& top, const Option& opt) const;
+
   ConvParams params_;
+  Region region_ = Region::whole;
+  int split_m_ = 0, split_border_m_ = 0;  // the border split's variants (interior, border)
+  std::unique_ptr<ConvWinograd> border_;  // the F(border_m, 3) instance of a split
   Isa isa_;
   int vlen_;
   int in_pack_, out_pack_;

@@ -99,11 +99,12 @@ class ConvTester : public ConvShapeBuilder<ConvTester> {
   }
 
   // Winograd F(m, 3); tolerance: ~2^m larger errors than direct (measured, see README).
-  std::vector<float> test_winograd(int m, double tolerance) const {
+  // border_m > 0: F(m, 3) with F(border_m, 3) borders.
+  std::vector<float> test_winograd(int m, double tolerance, int border_m = 0) const {
     const Isa isa = isa_;
     return test_impl(
-        [isa, m](const ConvParams& p, const float* w, const float* b, int in_pack, int out_pack) {
-          return std::unique_ptr<ConvImpl>(new ConvWinograd(p, w, b, isa, in_pack, out_pack, m));
+        [isa, m, border_m](const ConvParams& p, const float* w, const float* b, int in_pack, int out_pack) {
+          return std::unique_ptr<ConvImpl>(new ConvWinograd(p, w, b, isa, in_pack, out_pack, m, border_m));
         },
         tolerance);
   }

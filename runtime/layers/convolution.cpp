@@ -93,6 +93,7 @@ std::unique_ptr<ConvImpl> Convolution::make_impl(const std::string& algo, const 
   }
   if (algo == "winograd23" || algo == "winograd43" || algo == "winograd53" || algo == "winograd63")
     return std::make_unique<ConvWinograd>(p, weights, bias, isa_, in_pack, out_pack, algo[8] - '0');
+  if (algo == "winograd63_43") return std::make_unique<ConvWinograd>(p, weights, bias, isa_, in_pack, out_pack, 6, 4);
   if (algo == "dilated") {
     // ncnn's convolution_dilation1: a dilation-1, unpadded Convolution on the same
     // weights through an in-memory ModelBin; it picks its own path (Winograd for 3x3).
