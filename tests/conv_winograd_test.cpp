@@ -190,9 +190,11 @@ TEST(ConvWinograd, EdgeWindowsReadOnlyTheTensor) {
   const Case cases[] = {{7, 9, 1, 1, 1, 1}, {1, 1, 2, 1, 0, 3}, {5, 3, 0, 3, 2, 1}, {13, 11, 2, 2, 2, 2}, {2, 6, 1, 0, 1, 0}};
   for (Isa isa : jit_isas()) {
     const int vlen = isa_lanes(isa);
-    for (int m : {2, 4, 5, 6})
+    // {m, border_m}: F(6,3) with F(4,3) borders too (13x11 with pads 2 has both parts).
+    for (const auto& variant : std::vector<std::pair<int, int>>{{2, 0}, {4, 0}, {5, 0}, {6, 0}, {6, 4}})
       for (const Case& k : cases)
         for (bool at_start : {true, false}) {
+          const int m = variant.first, border_m = variant.second;
           ConvParams p;
           p.ic = vlen;
           p.oc = vlen;
@@ -201,7 +203,7 @@ TEST(ConvWinograd, EdgeWindowsReadOnlyTheTensor) {
           p.pad_value = 0.25f;
           std::vector<float> weights(static_cast<size_t>(p.oc) * p.ic * 9);
           for (size_t i = 0; i < weights.size(); i++) weights[i] = static_cast<float>((i * 37) % 17) / 17.f - 0.5f;
-          ConvWinograd conv(p, weights.data(), nullptr, isa, vlen, vlen, m);
+          ConvWinograd conv(p, weights.data(), nullptr, isa, vlen, vlen, m, border_m);
           const long bytes = (static_cast<long>(k.h) * k.w * vlen * 4 + 63) / 64 * 64;  // the plane, cstep aligned
           const long inside = (bytes + page - 1) / page * page;
           char* region = static_cast<char*>(
@@ -223,12 +225,14 @@ TEST(ConvWinograd, EdgeWindowsReadOnlyTheTensor) {
           ASSERT_EQ(from_copy.c, 1);
           // The plane only (cstep padding is not written).
           EXPECT_EQ(0, memcmp(from_guarded.data, from_copy.data, from_copy.w * from_copy.h * from_copy.elemsize))
-              << isa_name(isa) << " F(" << m << ",3) " << k.h << "x" << k.w;
-          // Each shape has windows that cross an edge; jitconv dump lists their kernels.
-          EXPECT_NE(conv.describe().find("\n  kernel winograd_input_" + std::string(isa_name(isa)) + "_f" +
-                                         std::to_string(m) + "x3_edge_t"),
-                    std::string::npos)
-              << conv.describe();
+              << isa_name(isa) << " F(" << m << ",3) borders " << border_m << " " << k.h << "x" << k.w;
+          // Each shape has windows that cross an edge; jitconv dump lists their kernels (a
+          // border split's on either instance).
+          const std::string prefix = "\n  kernel winograd_input_" + std::string(isa_name(isa)) + "_f";
+          const bool listed = conv.describe().find(prefix + std::to_string(m) + "x3_edge_t") != std::string::npos ||
+                              (border_m > 0 &&
+                               conv.describe().find(prefix + std::to_string(border_m) + "x3_edge_t") != std::string::npos);
+          EXPECT_TRUE(listed) << conv.describe();
           munmap(region, inside + 2 * page);
         }
   }
@@ -266,13 +270,17 @@ TEST(ConvWinograd, EdgeTilesTouchOnlyTheirTensors) {
     int h, w, top, left, bottom, right;
   };
   const Case cases[] = {{1, 1, 9, 9, 9, 9}, {2, 2, 0, 0, 1, 1}, {3, 3, 0, 0, 0, 0}, {1, 3, 1, 0, 1, 0},
-                        {4, 5, 7, 1, 0, 6}, {3, 1, 0, 17, 0, 0}, {6, 7, 3, 2, 5, 4}, {1, 2, 2, 5, 3, 0}};
+                        {4, 5, 7, 1, 0, 6}, {3, 1, 0, 17, 0, 0}, {6, 7, 3, 2, 5, 4}, {1, 2, 2, 5, 3, 0},
+                        {9, 8, 3, 2, 5, 4}};
   for (Isa isa : jit_isas()) {
     const int vlen = isa_lanes(isa);
-    for (int m : {2, 4, 5, 6})
-      for (int d : {1, 2, 3})
-        for (const Case& k : cases) {
+    // border_m 4: F(6,3) with F(4,3) borders (undilated; 9x8 has both parts).
+    for (int border_m : {0, 4})
+      for (int m : {2, 4, 5, 6})
+        for (int d : {1, 2, 3})
+          for (const Case& k : cases) {
           if (k.h + k.top + k.bottom < 2 * d + 1 || k.w + k.left + k.right < 2 * d + 1) continue;  // no output
+          if (border_m > 0 && (m != 6 || d != 1)) continue;
           ConvParams p;
           p.dh = p.dw = d;
           p.ic = p.oc = vlen;
@@ -283,7 +291,7 @@ TEST(ConvWinograd, EdgeTilesTouchOnlyTheirTensors) {
           p.act = Activation::parse("leaky:0.1");
           std::vector<float> weights(static_cast<size_t>(p.oc) * p.ic * 9), bias(p.oc, 0.5f);
           for (size_t i = 0; i < weights.size(); i++) weights[i] = static_cast<float>((i * 37) % 17) / 17.f - 0.5f;
-          ConvWinograd conv(p, weights.data(), bias.data(), isa, vlen, vlen, m);
+          ConvWinograd conv(p, weights.data(), bias.data(), isa, vlen, vlen, m, border_m);
           int oh, ow;
           p.output_size(k.h, k.w, oh, ow);
           const long in_bytes = static_cast<long>(k.h) * k.w * vlen * 4, out_bytes = static_cast<long>(oh) * ow * vlen * 4;
@@ -304,7 +312,7 @@ TEST(ConvWinograd, EdgeTilesTouchOnlyTheirTensors) {
           conv.forward_residual(in, residual, from_guarded, guarded);
           conv.forward_residual(in_copy, residual_copy, from_copies, plain);
           EXPECT_EQ(0, memcmp(from_guarded.data, from_copies.data, out_bytes))
-              << isa_name(isa) << " F(" << m << ",3) d" << d << " " << k.h << "x" << k.w << " pads " << k.top << "," << k.left << ","
+              << isa_name(isa) << " F(" << m << ",3) borders " << border_m << " d" << d << " " << k.h << "x" << k.w << " pads " << k.top << "," << k.left << ","
               << k.bottom << "," << k.right;
         }
   }
