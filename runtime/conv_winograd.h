@@ -9,7 +9,8 @@
 // Tiles that cross the tensors' edges go through transforms generated per edge, straight
 // from and into the tensors (conv_winograd_tiles.cpp: the tile plans and the two
 // transform steps). A dilated layer runs as its dh x dw undilated sub-images, read and
-// written in place through strided transforms.
+// written in place through strided transforms. A border split runs two instances on one
+// output, each tiling its own rectangles of it.
 #pragma once
 #include <map>
 #include <memory>
@@ -25,9 +26,9 @@ namespace jitconv {
 
 class ConvWinograd final : public ConvImpl {
  public:
-  // border_m > 0 (undilated layers only): F(m, 3) on the largest output rectangle whose
-  // tiles cost fewest multiplies (border_split) and F(border_m, 3) on the rows and columns
-  // past it, which m covers loosely (28 = 4 x 6 + 4: no tile of either half-empty).
+  // border_m > 0 (undilated layers only): F(m, 3) on the output rectangle of whole tiles
+  // whose split costs fewest multiplies (border_split) and F(border_m, 3) on the rows and
+  // columns past it, which m would cover loosely (28 = 4 x 6 + 4 instead of 5 x 6 over 30).
   ConvWinograd(const ConvParams& params, const float* weights, const float* bias, Isa isa, int in_pack, int out_pack,
                int m, int border_m = 0);
   ~ConvWinograd() override;
@@ -47,8 +48,7 @@ class ConvWinograd final : public ConvImpl {
   // the split of fewest multiplies (alpha^2 per tile), rows and columns multiples of m.
   // rows or columns 0: all on F(border_m, 3).
   static void border_split(int oh, int ow, int m, int border_m, int& rows, int& columns);
-  // Multiplies per input x output channel (transform positions x tiles) of the split, and
-  // of plain F(m, 3).
+  // Multiplies per input x output channel pair (transform positions x tiles) of that split.
   static long border_split_positions(int oh, int ow, int m, int border_m);
 
   // How an output of `tiles` tiles runs on `threads` threads.
