@@ -111,6 +111,7 @@ AutotuneResult autotune_conv_path(const ConvParams& p, int ih, int iw, Isa isa, 
   struct Candidate {
     std::string algo;
     std::unique_ptr<ConvImpl> impl;
+    Mat out;  // kept between runs: no timed run allocates its output
     std::vector<double> ms;
   };
   std::vector<Candidate> built;
@@ -122,16 +123,15 @@ AutotuneResult autotune_conv_path(const ConvParams& p, int ih, int iw, Isa isa, 
       continue;
     }
     if (impl->in_elempack() != in_pack) continue;
-    Mat out;
-    impl->forward(input, out, timing_opt);
-    built.push_back(Candidate{algo, std::move(impl), {}});
+    Candidate cand{algo, std::move(impl), Mat(), {}};
+    cand.impl->forward(input, cand.out, timing_opt);
+    built.push_back(std::move(cand));
   }
   constexpr int kRounds = 5;
   for (int round = 0; round < kRounds; round++)
     for (Candidate& cand : built) {
-      Mat out;
       const auto t0 = std::chrono::steady_clock::now();
-      cand.impl->forward(input, out, timing_opt);
+      cand.impl->forward(input, cand.out, timing_opt);
       cand.ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     }
   AutotuneResult result;

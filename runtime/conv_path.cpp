@@ -267,17 +267,13 @@ bool conv_path_applies(const std::string& algo, const ConvParams& p, Isa isa, st
     if (p.sh != 1 || p.sw != 1) return no("the dilated split needs stride 1");
     return true;
   }
-  if (algo == "winograd23" || algo == "winograd43" || algo == "winograd53" || algo == "winograd63") {
+  if (algo == "winograd23" || algo == "winograd43" || algo == "winograd53" || algo == "winograd63" ||
+      algo == "winograd63_43") {
     if (p.kh != 3 || p.kw != 3) return no("Winograd needs a 3x3 kernel");
     if (p.sh != 1 || p.sw != 1) return no("Winograd needs stride 1");
+    if (algo == "winograd63_43" && (p.dh != 1 || p.dw != 1)) return no("F(6,3) with F(4,3) borders needs dilation 1");
     static const std::string too_dilated = "Winograd takes dilations up to " + std::to_string(kWinogradMaxDilation);
     if (p.dh > kWinogradMaxDilation || p.dw > kWinogradMaxDilation) return no(too_dilated.c_str());
-    return true;
-  }
-  if (algo == "winograd63_43") {
-    if (p.kh != 3 || p.kw != 3) return no("Winograd needs a 3x3 kernel");
-    if (p.sh != 1 || p.sw != 1) return no("Winograd needs stride 1");
-    if (p.dh != 1 || p.dw != 1) return no("F(6,3) with F(4,3) borders needs dilation 1");
     return true;
   }
   return no("unknown algorithm");

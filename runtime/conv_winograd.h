@@ -193,6 +193,11 @@ class ConvWinograd final : public ConvImpl {
   // last: a forward looks its plan up instead of rebuilding it.
   std::shared_ptr<const TilePlan> tile_plan(int ih, int iw) const;
   TileEdges tile_edges(bool input, int h, int w, int top, int left, int tiles_h, int tiles_w) const;  // edge_mutex_ held
+  // A plan's parts and tile rows (edge_mutex_ held): the dh x dw sub-images of the whole
+  // output, their tile rows interleaved (Region::whole), or the rectangles of a border
+  // split, one after the other.
+  void add_sub_images(TilePlan& made, int oh, int ow, const ConvPads& pads) const;
+  void add_split_rectangles(TilePlan& made, int oh, int ow, const ConvPads& pads) const;
   void tile_rows(const TilePlan& tiles, bool input, long tile_begin, int count, int& begin, int& end) const;
   // V panels of tiles [tile_begin, tile_begin + count) for channel packs [pack_begin, pack_end).
   void input_block(const Mat& bottom, const TilePlan& tiles, long tile_begin, int count, int pack_begin,

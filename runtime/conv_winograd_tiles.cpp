@@ -64,38 +64,19 @@ std::shared_ptr<const ConvWinograd::TilePlan> ConvWinograd::tile_plan(int ih, in
   auto made = std::make_shared<TilePlan>();
   made->ih = ih;
   made->iw = iw;
-  if (region_ != Region::whole) {
-    // A border split (undilated): rectangles of the output, each its own sub-image of the
-    // whole input; the tiles row by row, rectangle after rectangle.
-    int rows, columns;
-    border_split(oh, ow, split_m_, split_border_m_, rows, columns);
-    struct Rect {
-      int y, x, h, w;
-    };
-    std::vector<Rect> rects;
-    if (region_ == Region::interior) {
-      if (rows > 0 && columns > 0) rects.push_back({0, 0, rows, columns});
-    } else if (rows == 0 || columns == 0) {
-      rects.push_back({0, 0, oh, ow});
-    } else {
-      if (ow > columns) rects.push_back({0, columns, rows, ow - columns});
-      if (oh > rows) rects.push_back({rows, 0, oh - rows, ow});
-    }
-    for (const Rect& r : rects) {
-      SubImage part;
-      part.out_y = r.y;
-      part.out_x = r.x;
-      const int tiles_h = (r.h + m_ - 1) / m_, tiles_w = (r.w + m_ - 1) / m_;
-      part.input = tile_edges(true, ih, iw, r.y - pads.top, r.x - pads.left, tiles_h, tiles_w);
-      part.output = tile_edges(false, r.h, r.w, 0, 0, tiles_h, tiles_w);
-      for (int ty = 0; ty < tiles_h; ty++) {
-        made->rows.push_back(TilePlan::TileRow{made->tiles, static_cast<int>(made->parts.size()), ty});
-        made->tiles += tiles_w;
-      }
-      made->parts.push_back(std::move(part));
-    }
-  }
-  for (int ry = 0; region_ == Region::whole && ry < std::min(dh_, oh); ry++)
+  if (region_ == Region::whole)
+    add_sub_images(*made, oh, ow, pads);
+  else
+    add_split_rectangles(*made, oh, ow, pads);
+  tile_plans_.insert(tile_plans_.begin(), made);
+  tile_plans_built_++;
+  if (tile_plans_.size() > kTilePlans) tile_plans_.pop_back();
+  return made;
+}
+
+void ConvWinograd::add_sub_images(TilePlan& made, int oh, int ow, const ConvPads& pads) const {
+  const int ih = made.ih, iw = made.iw;
+  for (int ry = 0; ry < std::min(dh_, oh); ry++)
     for (int rx = 0; rx < std::min(dw_, ow); rx++) {
       SubImage part;
       part.out_y = ry;
@@ -111,27 +92,56 @@ std::shared_ptr<const ConvWinograd::TilePlan> ConvWinograd::tile_plan(int ih, in
       const int tiles_h = (out_h + m_ - 1) / m_, tiles_w = (out_w + m_ - 1) / m_;
       part.input = tile_edges(true, in_h, in_w, top, left, tiles_h, tiles_w);
       part.output = tile_edges(false, out_h, out_w, 0, 0, tiles_h, tiles_w);
-      made->parts.push_back(std::move(part));
+      made.parts.push_back(std::move(part));
     }
   // Tile row ty of every sub-image, then row ty + 1: the sub-images' tiles of one band of
   // the tensors run close together in time, and lines the prefetchers bring in next to a
   // sub-image's pixels (the other sub-images') are used before they leave L2 (x oneDNN,
   // six interleaved rounds, one thread: 64@56 d2 2.49 sub-image after sub-image -> 2.62;
   // 128@28 d2 2.05 -> 2.12).
-  for (int ty = 0; region_ == Region::whole; ty++) {
-    const long before = made->tiles;
-    for (size_t i = 0; i < made->parts.size(); i++) {
-      const TileEdges& edges = made->parts[i].output;
+  for (int ty = 0;; ty++) {
+    const long before = made.tiles;
+    for (size_t i = 0; i < made.parts.size(); i++) {
+      const TileEdges& edges = made.parts[i].output;
       if (ty >= edges.tiles_h) continue;
-      made->rows.push_back(TilePlan::TileRow{made->tiles, static_cast<int>(i), ty});
-      made->tiles += edges.tiles_w;
+      made.rows.push_back(TilePlan::TileRow{made.tiles, static_cast<int>(i), ty});
+      made.tiles += edges.tiles_w;
     }
-    if (made->tiles == before) break;
+    if (made.tiles == before) break;
   }
-  tile_plans_.insert(tile_plans_.begin(), made);
-  tile_plans_built_++;
-  if (tile_plans_.size() > kTilePlans) tile_plans_.pop_back();
-  return made;
+}
+
+void ConvWinograd::add_split_rectangles(TilePlan& made, int oh, int ow, const ConvPads& pads) const {
+  const int ih = made.ih, iw = made.iw;
+  // A border split (undilated): rectangles of the output, each its own sub-image of the
+  // whole input; the tiles row by row, rectangle after rectangle.
+  int rows, columns;
+  border_split(oh, ow, split_m_, split_border_m_, rows, columns);
+  struct Rect {
+    int y, x, h, w;
+  };
+  std::vector<Rect> rects;
+  if (region_ == Region::interior) {
+    if (rows > 0 && columns > 0) rects.push_back({0, 0, rows, columns});
+  } else if (rows == 0 || columns == 0) {
+    rects.push_back({0, 0, oh, ow});
+  } else {
+    if (ow > columns) rects.push_back({0, columns, rows, ow - columns});
+    if (oh > rows) rects.push_back({rows, 0, oh - rows, ow});
+  }
+  for (const Rect& r : rects) {
+    SubImage part;
+    part.out_y = r.y;
+    part.out_x = r.x;
+    const int tiles_h = (r.h + m_ - 1) / m_, tiles_w = (r.w + m_ - 1) / m_;
+    part.input = tile_edges(true, ih, iw, r.y - pads.top, r.x - pads.left, tiles_h, tiles_w);
+    part.output = tile_edges(false, r.h, r.w, 0, 0, tiles_h, tiles_w);
+    for (int ty = 0; ty < tiles_h; ty++) {
+      made.rows.push_back(TilePlan::TileRow{made.tiles, static_cast<int>(made.parts.size()), ty});
+      made.tiles += tiles_w;
+    }
+    made.parts.push_back(std::move(part));
+  }
 }
 
 ConvWinograd::TileEdges ConvWinograd::tile_edges(bool input, int h, int w, int top, int left, int tiles_h,
