@@ -113,10 +113,21 @@ void GemmGenerator::emit_k_loop(int width) {
   L(l_end);
 }
 
-// One line of the driver's stream, if any is left (the k loop's registers are all live but
-// the temporaries).
+// One line of the driver's stream, if any is left. Plain calls keep the stream's next line
+// and count in the temporaries for the whole k loop (emit_reduction loads and saves them
+// around it); batch-reduced ones, whose loop holds the batch end in a temporary, work on the
+// stack slots.
 void GemmGenerator::emit_x_prefetch() {
   Label l_none;
+  if (!conf_.batch_reduce) {
+    test(reg_x_left, reg_x_left);
+    jle(l_none, T_NEAR);
+    prefetcht1(ptr[reg_x_next]);
+    add(reg_x_next, 64);
+    dec(reg_x_left);
+    L(l_none);
+    return;
+  }
   cmp(x_prefetch_left, 0);
   jle(l_none, T_NEAR);
   mov(reg_tmp0, x_prefetch_next);
@@ -131,7 +142,15 @@ void GemmGenerator::emit_reduction(int width) {
   if (!conf_.batch_reduce) {
     mov(reg_a, reg_a_arg);
     mov(reg_b, reg_b_block);
+    if (conf_.prefetch_x_lines > 0) {
+      mov(reg_x_next, x_prefetch_next);
+      mov(reg_x_left, x_prefetch_left);
+    }
     emit_k_loop(width);
+    if (conf_.prefetch_x_lines > 0) {
+      mov(x_prefetch_next, reg_x_next);
+      mov(x_prefetch_left, reg_x_left);
+    }
     return;
   }
   Label l_batch, l_end;

@@ -56,6 +56,9 @@ class GemmGenerator : public JitGenerator {
   const Xbyak::Reg64 reg_tmp0 = rcx;
   const Xbyak::Reg64 reg_tmp1 = rdx;
   const Xbyak::Reg64 reg_tmp2 = rsi;
+  // prefetch_x_lines, plain calls: the stream's slots in the k loop's free temporaries.
+  const Xbyak::Reg64 reg_x_next = rdx;
+  const Xbyak::Reg64 reg_x_left = rsi;
 };
 
 }  // namespace jitconv

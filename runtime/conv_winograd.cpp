@@ -155,8 +155,16 @@ long ConvWinograd::border_split_positions(int oh, int ow, int m, int border_m) {
 
 bool ConvWinograd::u_streams() const { return outgrows_half_l2(static_cast<double>(weights_.bytes())); }
 
+// A U within half of L2 stays there while the layer runs alone, but anything run between
+// two forwards (the other layers of a network; the oneDNN runs `jitconv bench` interleaves)
+// sends it back to L3, and the first block's GEMM then waits on it. On a full-width AVX-512
+// core, which multiplies a panel twice as fast as a half-width one, fetching the next panel
+// pays even then: Intel Xeon (2 MiB L2), F(4,3) 64@56 (U 590 KB), x oneDNN, four interleaved
+// rounds with and without, one thread 2.93-2.96 -> 3.00-3.07, two threads (three rounds)
+// 2.79-2.98 -> 2.98-3.06; back to back (U hot, `jitconv_bench jitconv/resnet:3x3_64`) 0.372-
+// 0.376 against 0.375-0.386 ms.
 int ConvWinograd::u_prefetch_lines(int tile_count, int nr) const {
-  if (!u_streams()) return 0;
+  if (!u_streams() && !full_width_zmm(isa_)) return 0;
   const long panel_lines = (group_floats_ * 4 + 63) / 64;
   const long steps = static_cast<long>((tile_count + nr - 1) / nr) * ic_packs_;  // k groups of a call
   return static_cast<int>((panel_lines + steps - 1) / steps);
@@ -245,14 +253,21 @@ ConvWinograd::Plan ConvWinograd::plan(long tiles, int threads) const {
   // model above.
   // A full-width AVX-512 core (Zen 5, 64 FLOP/cycle) multiplies a block twice as fast, so U
   // streams at twice the rate for the same block: there the fewest tiles are
-  // kFullRateBlockTiles (U at 4 / 24 bytes an FMA, about 20 GB/s at the peak). Zen 5
+  // kFullRateBlockTiles (U at 4 / 24 bytes an FMA with 24, about 20 GB/s at the peak). Zen 5
   // (1 MiB L2), F(4,3), x oneDNN, block sizes alternating in one process (300 runs each,
   // after oneDNN), one thread: 128@28 9 (Zen 4's rule) / 12 / 17 / 20 / 25 / 33 / 40 / 49
   // tiles 2.51 / 2.72 / 2.89 / 2.93 / 2.99 / 2.99 / 2.99 / 2.83; 64@56 18 / 12 / 17 / 20 /
   // 25 / 33 / 49 / 66 3.01 / 2.92 / 3.00 / 3.03 / 3.02 / 2.95 / 2.97 / 2.77; 96@35 12 / 16 /
   // 24 / 32 / 49 / 81 2.83-2.92 / 2.87 / 2.87 / 2.91 / 2.82 / 2.65; two threads: 128@28 9 /
   // 12 / 17 / 25 2.34 / 2.45 / 2.61 / 2.70; 96@35 11 / 17 / 25 / 33 / 41 2.54 / 2.60 /
-  // 2.68 / 2.70 / 2.53; 64@56 17 / 25 / 49 3.01-3.06 / 2.98 / 2.87.
+  // 2.68 / 2.70 / 2.53; 64@56 17 / 25 / 49 3.01-3.06 / 2.98 / 2.87. The floor was 24 tiles
+  // until F(6,3)'s 36 tiles at 96@35 (V and M 885 KB, one block) measured on an Intel Xeon
+  // (2 MiB L2, one thread, x oneDNN, three rounds, `jitconv bench` with the block forced):
+  // one block of 36 tiles 2.82-2.87, two of 18 3.00-3.11 (and 3.06-3.09 in a second set),
+  // three of 12 2.63-2.68; F(4,3) 128@28 in one / two / three / five blocks 2.92-2.95 /
+  // 3.02-3.10 / 2.92-2.96 / 2.34-2.42 (two either way), 96@35 (81 tiles) blocks of 18 to 41
+  // within 2.84-2.96; 16 tiles stay one block (two of 8: 256@14 F(4,3) 2.13-2.17 -> 1.42-1.48,
+  // 128@24 F(6,3) 2.73-2.90 -> 1.99-2.10).
   long run_blocks = blocks;
   if (l2 >= static_cast<double>(kWinogradLargeL2Bytes) && u_streams) {
     const long min_tiles = full_width_zmm(isa_) ? kFullRateBlockTiles

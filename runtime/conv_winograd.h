@@ -67,7 +67,7 @@ class ConvWinograd final : public ConvImpl {
   // With an L2 of kWinogradLargeL2Bytes or more and U within 4 L2: the fewest (see plan()).
   static constexpr long kLargeL2BlockTiles = 6;
   // The same on full-width AVX-512 (CpuInfo::zmm_half_rate false), whatever U's size.
-  static constexpr long kFullRateBlockTiles = 24;
+  static constexpr long kFullRateBlockTiles = 18;
   Plan plan(long tiles, int threads) const;
   static std::string plan_name(const Plan& plan);  // "blocked, blocks of up to 40 tiles", "phased", ...
   // The distinct tile counts of the blocks a plan runs (each thread's share of the tiles
@@ -153,8 +153,9 @@ class ConvWinograd final : public ConvImpl {
   // V's panel p whole before it writes M's panel p. The calls fetch the stream's lines.
   void gemm_block(const BlockBuffers& buf, const BlockKernels& kernels, int p_begin, int p_end, int group_begin,
                   int group_end, PrefetchStream& stream) const;
-  // GemmConf::prefetch_a_lines for calls over tile_count tiles: 0 while U stays in L2,
-  // else one (position, group) panel of U shared out over a call's passes over K.
+  // GemmConf::prefetch_a_lines for calls over tile_count tiles: 0 while U stays in L2
+  // (except on full-width AVX-512), else one (position, group) panel of U shared out over a
+  // call's passes over K.
   int u_prefetch_lines(int tile_count, int nr) const;
   bool u_streams() const;  // U outgrows half of L2: it streams from L3 on each forward
   long v_panel(int count) const;  // floats per position of V (skewed)
