@@ -253,7 +253,7 @@ ConvWinograd::Plan ConvWinograd::plan(long tiles, int threads) const {
   // model above.
   // A full-width AVX-512 core (Zen 5, 64 FLOP/cycle) multiplies a block twice as fast, so U
   // streams at twice the rate for the same block: there the fewest tiles are
-  // kFullRateBlockTiles (U at 4 / 24 bytes an FMA with 24, about 20 GB/s at the peak). Zen 5
+  // kFullRateBlockTiles (24 tiles: U at 4 / 24 bytes an FMA, about 20 GB/s at the peak). Zen 5
   // (1 MiB L2), F(4,3), x oneDNN, block sizes alternating in one process (300 runs each,
   // after oneDNN), one thread: 128@28 9 (Zen 4's rule) / 12 / 17 / 20 / 25 / 33 / 40 / 49
   // tiles 2.51 / 2.72 / 2.89 / 2.93 / 2.99 / 2.99 / 2.99 / 2.83; 64@56 18 / 12 / 17 / 20 /
