@@ -67,6 +67,12 @@ void GemmGenerator::emit_init(int width) {
 void GemmGenerator::emit_k_loop(int width) {
   const GemmConf& c = conf_;
   Label l_k, l_end;
+  // The prefetch stream lives in two stack slots between k loops (the block's init and
+  // finish use the temporaries) and in two temporaries the loop leaves free during it.
+  if (c.prefetch_x_lines > 0) {
+    mov(reg_x_next, x_prefetch_next);
+    mov(reg_x_left, x_prefetch_left);
+  }
   mov(reg_k_iter, ptr[reg_args + offsetof(GemmArgs, k_groups)]);
   test(reg_k_iter, reg_k_iter);
   jz(l_end, T_NEAR);
@@ -111,30 +117,20 @@ void GemmGenerator::emit_k_loop(int width) {
   dec(reg_k_iter);
   jnz(l_k, T_NEAR);
   L(l_end);
+  if (c.prefetch_x_lines > 0) {
+    mov(x_prefetch_next, reg_x_next);
+    mov(x_prefetch_left, reg_x_left);
+  }
 }
 
-// One line of the driver's stream, if any is left. Plain calls keep the stream's next line
-// and count in the temporaries for the whole k loop (emit_reduction loads and saves them
-// around it); batch-reduced ones, whose loop holds the batch end in a temporary, work on the
-// stack slots.
+// One line of the driver's stream, if any is left (in registers for the k loop: emit_k_loop).
 void GemmGenerator::emit_x_prefetch() {
   Label l_none;
-  if (!conf_.batch_reduce) {
-    test(reg_x_left, reg_x_left);
-    jle(l_none, T_NEAR);
-    prefetcht1(ptr[reg_x_next]);
-    add(reg_x_next, 64);
-    dec(reg_x_left);
-    L(l_none);
-    return;
-  }
-  cmp(x_prefetch_left, 0);
+  test(reg_x_left, reg_x_left);
   jle(l_none, T_NEAR);
-  mov(reg_tmp0, x_prefetch_next);
-  prefetcht1(ptr[reg_tmp0]);
-  add(reg_tmp0, 64);
-  mov(x_prefetch_next, reg_tmp0);
-  dec(x_prefetch_left);
+  prefetcht1(ptr[reg_x_next]);
+  add(reg_x_next, 64);
+  dec(reg_x_left);
   L(l_none);
 }
 
@@ -142,15 +138,7 @@ void GemmGenerator::emit_reduction(int width) {
   if (!conf_.batch_reduce) {
     mov(reg_a, reg_a_arg);
     mov(reg_b, reg_b_block);
-    if (conf_.prefetch_x_lines > 0) {
-      mov(reg_x_next, x_prefetch_next);
-      mov(reg_x_left, x_prefetch_left);
-    }
     emit_k_loop(width);
-    if (conf_.prefetch_x_lines > 0) {
-      mov(x_prefetch_next, reg_x_next);
-      mov(x_prefetch_left, reg_x_left);
-    }
     return;
   }
   Label l_batch, l_end;

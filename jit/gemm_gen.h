@@ -48,17 +48,18 @@ class GemmGenerator : public JitGenerator {
   const Xbyak::Reg64 reg_batch = rbp;  // byte index into the pointer lists
   const Xbyak::Reg64 reg_pf_offset = rbp;  // prefetch_b (never batch-reduced)
   const Xbyak::Reg64 reg_pf_a = rbp;       // prefetch_a_lines (neither batch-reduced nor prefetch_b)
-  // prefetch_x_lines: the stream's next line and the lines left, in two stack slots (every
-  // general register is taken).
+  // prefetch_x_lines: the stream's next line and the lines left, in two stack slots across
+  // register blocks (reg_x_next / reg_x_left within a k loop).
   static constexpr int kXPrefetchStackBytes = 16;
   const Xbyak::Address x_prefetch_next = ptr[rsp];
   const Xbyak::Address x_prefetch_left = qword[rsp + 8];
   const Xbyak::Reg64 reg_tmp0 = rcx;
   const Xbyak::Reg64 reg_tmp1 = rdx;
   const Xbyak::Reg64 reg_tmp2 = rsi;
-  // prefetch_x_lines, plain calls: the stream's slots in the k loop's free temporaries.
-  const Xbyak::Reg64 reg_x_next = rdx;
-  const Xbyak::Reg64 reg_x_left = rsi;
+  // The stream in the k loop: temporaries no k loop uses (a batch-reduced one keeps its
+  // batch end in reg_tmp2).
+  const Xbyak::Reg64 reg_x_next = reg_tmp1;
+  const Xbyak::Reg64 reg_x_left = reg_tmp0;
 };
 
 }  // namespace jitconv

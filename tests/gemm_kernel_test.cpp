@@ -323,7 +323,8 @@ TEST(GemmKernel, APrefetch) {
 }
 
 TEST(GemmKernel, XPrefetch) {
-  // The driver's stream lives in two stack slots and the k loop's temporary: every sub-tile,
+  // The driver's stream lives in two stack slots between k loops and in two temporaries
+  // within one (plain and batch-reduced calls alike): every sub-tile,
   // k packing, lines per k group, a count that runs out before, at and never within the
   // call's k groups (0: none), beside the A prefetch (as Winograd runs it), batch-reduced,
   // split K and epilogues around it.
