@@ -9,6 +9,8 @@
 // tiles of one pack (vlen channels).
 // gemm/mURxNR/kK: the GEMM microkernel on 4 chunk groups of ur_oc x vlen channels, 48
 // pixels, K deep (rounded up to whole vectors), all in L1: its FLOPS against `jitconv peak` is the kernel's efficiency.
+// gemm_winograd/...: the GEMM as a Winograd block calls it, one register block a call, U in
+// L2 or streaming (bm_gemm_winograd).
 #include <benchmark/benchmark.h>
 
 #include <memory>
@@ -74,12 +76,24 @@ void bm_winograd_transform(benchmark::State& state, int m, bool input, int tiles
   state.SetLabel(kernel->name());
 }
 
-void bm_gemm(benchmark::State& state, int ur_oc, int nr, int k) {
-  const Isa isa = current_isa();
+// False (and the benchmark skipped) where the ISA has no GEMM kernels or too few vector
+// registers for the tile (AVX2's 16: the 4 x 6 and 2 x 9 tiles are AVX-512 only).
+bool gemm_tile_fits(benchmark::State& state, Isa isa, int ur_oc, int nr) {
   if (isa == Isa::scalar) {
     state.SkipWithError("GEMM kernels need AVX2 or AVX-512");
-    return;
+    return false;
   }
+  const int regs = isa == Isa::avx512 ? 32 : 16;
+  if (ur_oc * nr + ur_oc + 1 > regs) {
+    state.SkipWithError("tile needs more vector registers than this ISA has");
+    return false;
+  }
+  return true;
+}
+
+void bm_gemm(benchmark::State& state, int ur_oc, int nr, int k) {
+  const Isa isa = current_isa();
+  if (!gemm_tile_fits(state, isa, ur_oc, nr)) return;
   const int vlen = isa_lanes(isa), pixels = 48, groups = 4;
   k = (k + vlen - 1) / vlen * vlen;  // whole packs of K (AVX-512: 24 -> 32)
   GemmConf base;
@@ -115,6 +129,54 @@ void bm_gemm(benchmark::State& state, int ur_oc, int nr, int k) {
   state.SetLabel(kernel.conf->name());
 }
 
+// gemm_winograd/mURxNR/kK/positions:P/pfa:L: the batched multiply of a Winograd block as
+// ConvWinograd::gemm_block runs it: for each of P positions and 4 chunk groups one call of
+// NR tiles (one register block), A the position's panel of the group (K x ur_oc x vlen),
+// B the position's V (K x NR tiles), C its M. P sets where U lives (1: 4 panels in L1/L2,
+// 36 at K 128 / ur_oc 2: 2.36 MB, past a 1 MiB L2); L lines of the next panel prefetched
+// into L2 per k group, as the layer's U stream. Against gemm/ (many blocks a call, all in
+// L1) it separates the per-call cost from the cost of streaming U.
+void bm_gemm_winograd(benchmark::State& state, int ur_oc, int nr, int k, int positions, int pfa_lines) {
+  const Isa isa = current_isa();
+  if (!gemm_tile_fits(state, isa, ur_oc, nr)) return;
+  const int vlen = isa_lanes(isa), groups = 4;
+  k = (k + vlen - 1) / vlen * vlen;
+  GemmConf base;
+  base.isa = isa;
+  base.vlen = vlen;
+  base.ur_oc = ur_oc;
+  base.nr = nr;
+  base.k_pack = vlen;
+  base.b_pixel_stride = vlen * 4L;
+  base.out_pack = vlen;
+  const GemmKernelCache cache(base, groups * ur_oc * vlen);
+  const GemmKernelCache::Kernel kernel = cache.get(0, 0, nr, pfa_lines);
+  const long a_floats = static_cast<long>(k) * ur_oc * vlen, panels = static_cast<long>(positions) * groups;
+  const long b_floats = static_cast<long>(k) * nr, c_floats = static_cast<long>(groups) * ur_oc * vlen * nr;
+  std::vector<float> a(a_floats * panels, 0.01f), b(b_floats * positions, 0.02f), c(c_floats * positions);
+  GemmArgs args{};
+  args.k_groups = k / vlen;
+  args.n_blocks = 1;
+  args.b_k_stride = static_cast<long>(nr) * vlen * 4;
+  args.c_plane_stride = static_cast<long>(nr) * vlen * 4;
+  args.flags = kGemmFinal;
+  for (auto _ : state) {
+    for (int p = 0; p < positions; p++)
+      for (int g = 0; g < groups; g++) {
+        const long panel = static_cast<long>(p) * groups + g;
+        args.a = a.data() + panel * a_floats;
+        args.a_prefetch = a.data() + (panel + 1) % panels * a_floats;
+        args.b = b.data() + p * b_floats;
+        args.c = c.data() + p * c_floats + static_cast<long>(g) * ur_oc * vlen * nr;
+        kernel.fn(&args);
+      }
+    benchmark::ClobberMemory();
+  }
+  const double flops = 2.0 * k * nr * ur_oc * vlen * groups * positions;
+  state.counters["FLOPS"] = benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
+  state.SetLabel(kernel.conf->name());
+}
+
 // Registered before main() runs (conv_bench.cpp's main initializes the library).
 const bool registered = [] {
   for (int m : {2, 4, 6})
@@ -124,12 +186,21 @@ const bool registered = [] {
                                  "/" + std::to_string(size.first) + "x" + std::to_string(size.second);
         benchmark::RegisterBenchmark(name.c_str(), bm_winograd_transform, m, input, size.first, size.second);
       }
-  for (const auto& tile : std::vector<std::pair<int, int>>{{3, 4}, {2, 6}})
+  for (const auto& tile : std::vector<std::pair<int, int>>{{3, 4}, {2, 6}, {4, 6}})
     for (int k : {24, 64, 256}) {
       const std::string name = "gemm/m" + std::to_string(tile.first) + "xn" + std::to_string(tile.second) + "/k" +
                                std::to_string(k);
       benchmark::RegisterBenchmark(name.c_str(), bm_gemm, tile.first, tile.second, k);
     }
+  // F(4,3) 128@28 in blocks of 9 or 13 tiles (2 x 9 / 2 x 13, K 128) and F(6,3) 64@56 (4 x 6, K 64).
+  for (const auto& shape : std::vector<std::vector<int>>{{2, 9, 128}, {2, 13, 128}, {4, 6, 64}})
+    for (int positions : {1, 36})
+      for (int pfa : {0, 16}) {
+        const std::string name = "gemm_winograd/m" + std::to_string(shape[0]) + "xn" + std::to_string(shape[1]) + "/k" +
+                                 std::to_string(shape[2]) + "/positions:" + std::to_string(positions) +
+                                 "/pfa:" + std::to_string(pfa);
+        benchmark::RegisterBenchmark(name.c_str(), bm_gemm_winograd, shape[0], shape[1], shape[2], positions, pfa);
+      }
   return true;
 }();
 
