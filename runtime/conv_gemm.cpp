@@ -34,18 +34,22 @@ constexpr long kWholeKMaxABytes = 256 * 1024;
 // planes) and 32->64 @112 (4) unchanged or slower.
 // AVX-512 hosts were not measured with it (their 1x1 layers ran at 0.99-1.20x without).
 constexpr long kPointwisePrefetchMinPlanes = 16;
-// Pixels per task of a 1x1 stride-1 layer on one thread: the longest range, up to this many
-// pixels, whose B (ic floats a pixel) stays within half of L2 for the chunk groups after the
-// first. Each call then runs its input and output plane streams for thousands of pixels
-// instead of restarting them (and the hardware prefetchers' training) every kPanelPixels.
-// Zen 4, one thread, x oneDNN, three interleaved rounds, 256 -> this rule: 16->96 @112
-// 0.885 -> 0.934 (0.855 -> 0.970 in a second set), 64->128 @112 0.972 -> 1.000, 64->256 @56
-// 0.976 -> 0.983, 24->72 / 24->144 / 32->64 / 256->128 / 512->256 within 1%; AVX2 on the same
-// host 16->96 1.011 -> 1.064, 32->64 1.001 -> 1.057, 64->128 @112 0.975 -> 1.007 (without the
-// L2 bound: 0.995 -> 0.855 there, its B re-read from L3 by six chunk groups). Several threads
-// keep kPanelPixels: the tasks, taken over between threads at the end, then balance finely
-// (two threads, 256 / 1024 / 2048 / 4096 pixels: 32->64 @112 0.98 / 0.98 / 0.95 / 0.97,
-// 64->128 @112 0.99-1.00 / 0.98 / 0.97 / 0.98, 24->144 @56 1.04 / 1.05 / 1.01 / 1.02).
+// Pixels a 1x1 stride-1 layer's calls stream through per chunk group: the longest run, up
+// to kPointwiseRangePixels, whose B (ic floats a pixel) stays within half of L2 for the
+// chunk groups after the first. Its calls then keep their input and output plane streams
+// going for thousands of pixels instead of restarting them (and the hardware prefetchers'
+// training) every kPanelPixels. One thread takes such runs as its ranges; several threads
+// keep ranges of kPanelPixels, so that the tasks taken over between threads at the end stay
+// small, and order their tasks so that each group walks a run's ranges in a row.
+// Zen 4, x oneDNN, three interleaved rounds, 256-pixel ranges -> runs, one thread: 16->96
+// @112 0.885 -> 0.934 (0.855 -> 0.970 in a second set), 64->128 @112 0.972 -> 1.000,
+// 64->256 @56 0.976 -> 0.983, 24->72 / 24->144 / 32->64 / 256->128 / 512->256 within 1%;
+// AVX2 on the same host 16->96 1.011 -> 1.064, 32->64 1.001 -> 1.057, 64->128 @112 0.975
+// -> 1.007 (without the L2 bound 0.995 -> 0.855 there: six chunk groups re-read its B from
+// L3). Two threads, ranges of 256 / 1024 / 2048 / 4096 pixels: 32->64 @112 0.98 / 0.98 /
+// 0.95 / 0.97, 64->128 @112 0.99-1.00 / 0.98 / 0.97 / 0.98; 256-pixel ranges in runs:
+// 16->96 @112 0.945 -> 0.987, 64->256 @56 0.972 -> 0.984, 128->256 @56 0.981 -> 1.005,
+// 256->128 @56 0.987 -> 1.011, six other 1x1 layers within 1%.
 constexpr long kPointwiseRangePixels = 4096;
 constexpr long kPointwisePrefetchBlocks = 4;
 }  // namespace
@@ -253,14 +257,15 @@ void ConvGemm::run_pixels(const std::vector<GemmKernelCache::Kernel>& kernels, c
   }
 }
 
+long ConvGemm::pointwise_stream_pixels() const {
+  const long b_pixel_bytes = static_cast<long>(params_.ic) * 4;
+  const long fits_half_l2 = static_cast<long>(cpu_info().l2_bytes / 2) / b_pixel_bytes;
+  return std::max(kPanelPixels, std::min(kPointwiseRangePixels, fits_half_l2));
+}
+
 long ConvGemm::range_length(long pixels, int threads) const {
   if (form_ == Form::pointwise) {
-    long max_range = kPanelPixels;
-    if (threads == 1) {
-      const long b_pixel_bytes = static_cast<long>(params_.ic) * 4;
-      const long fits_half_l2 = static_cast<long>(cpu_info().l2_bytes / 2) / b_pixel_bytes;
-      max_range = std::max(kPanelPixels, std::min(kPointwiseRangePixels, fits_half_l2));
-    }
+    const long max_range = threads == 1 ? pointwise_stream_pixels() : kPanelPixels;
     return equal_range_length(pixels, max_range, threads, groups_, blocking_.nr);
   }
   return panel_length(pixels, kPanelPixels, threads, blocking_.nr);
@@ -292,9 +297,17 @@ void ConvGemm::forward_pointwise(const Mat& bottom, Mat& top, long residual_offs
   // Only the first chunk group prefetches: its kernels alone (those prepare() generated).
   const RangeKernels prefetching = prefetch ? range_kernels(*prefetch_kernels_, pixels, range_pixels, 1) : RangeKernels();
   const long prefetch_offset = kPointwisePrefetchBlocks * blocking_.nr * in_pack_ * 4L;
+  // Tasks in runs of stream_ranges consecutive ranges per chunk group (one range when a
+  // range is already a whole stream, as on one thread): a thread's consecutive calls then
+  // continue the same plane streams, while ranges of kPanelPixels keep the tasks taken over
+  // between threads small.
+  const long stream_ranges = std::max(1L, pointwise_stream_pixels() / range_pixels);
   run_tasks(ranges * groups, threads, [&](long task, int thread) {
-    const long range = task / groups;
-    const int g = static_cast<int>(task % groups);
+    const long block = task / (groups * stream_ranges), base = block * stream_ranges;
+    const long here = std::min(stream_ranges, ranges - base);
+    const long within = task - block * groups * stream_ranges;
+    const long range = base + within % here;
+    const int g = static_cast<int>(within / here);
     const long p0 = range * range_pixels;
     const int n = static_cast<int>(std::min(range_pixels, pixels - p0));
     float* acc_buf = blocked_k ? static_cast<float*>(acc.data) + acc_floats * thread : nullptr;

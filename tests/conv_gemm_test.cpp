@@ -26,16 +26,18 @@ TEST(ConvGemm, PointwiseLongPlanes) {
       ConvTester().isa(isa).ic(32).oc(48).input(hw, hw + 1).kernel(1).act("relu").test_gemm();
 }
 
-TEST(ConvGemm, PointwiseOneThreadLongRanges) {
-  // One thread takes ranges of up to 4096 pixels while their B fits half of L2: several
-  // long ranges with a short last one, a register-block tail in each, one and several chunk
-  // groups, and (ic 256) ranges cut short by the L2 bound.
-  for (Isa isa : jit_isas()) {
-    ConvTester().isa(isa).ic(16).oc(96).input(71, 73).kernel(1).threads(1).test_gemm();
-    ConvTester().isa(isa).ic(24).oc(72).input(101, 100).kernel(1).act("relu").threads(1).test_gemm();
-    ConvTester().isa(isa).ic(32).oc(20).input(67, 65).kernel(1).threads(1).test_gemm();
-    ConvTester().isa(isa).ic(256).oc(40).input(40, 41).kernel(1).threads(1).test_gemm();
-  }
+TEST(ConvGemm, PointwiseLongRuns) {
+  // One thread takes ranges of up to 4096 pixels while their B fits half of L2; several
+  // threads take 256-pixel ranges, ordered in runs of consecutive ranges per chunk group
+  // (the last run shorter). Several ranges or runs with a short last one, a register-block
+  // tail in each, one and several chunk groups, and (ic 256) runs cut short by the L2 bound.
+  for (Isa isa : jit_isas())
+    for (int threads : {1, 2, 3}) {
+      ConvTester().isa(isa).ic(16).oc(96).input(71, 73).kernel(1).threads(threads).test_gemm();
+      ConvTester().isa(isa).ic(24).oc(72).input(101, 100).kernel(1).act("relu").threads(threads).test_gemm();
+      ConvTester().isa(isa).ic(32).oc(20).input(67, 65).kernel(1).threads(threads).test_gemm();
+      ConvTester().isa(isa).ic(256).oc(40).input(40, 41).kernel(1).threads(threads).test_gemm();
+    }
 }
 
 TEST(ConvGemm, PointwiseStridedAndPadded) {
