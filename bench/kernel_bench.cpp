@@ -17,8 +17,10 @@
 #include <string>
 #include <vector>
 
+#include "jit/gemm_conf.h"
 #include "jit/kernel_registry.h"
 #include "jit/winograd_gen.h"
+#include "runtime/activation.h"
 #include "runtime/cpu.h"
 #include "runtime/gemm_kernel_cache.h"
 
@@ -83,12 +85,24 @@ bool gemm_tile_fits(benchmark::State& state, Isa isa, int ur_oc, int nr) {
     state.SkipWithError("GEMM kernels need AVX2 or AVX-512");
     return false;
   }
-  const int regs = isa == Isa::avx512 ? 32 : 16;
-  if (ur_oc * nr + ur_oc + 1 > regs) {
+  if (nr > gemm_max_nr(isa, ur_oc, true, Activation())) {
     state.SkipWithError("tile needs more vector registers than this ISA has");
     return false;
   }
   return true;
+}
+
+// The kernels' form in these benchmarks: B packed by whole vectors of K, C in the ISA's elempack.
+GemmConf bench_gemm_conf(Isa isa, int ur_oc, int nr) {
+  GemmConf conf;
+  conf.isa = isa;
+  conf.vlen = isa_lanes(isa);
+  conf.ur_oc = ur_oc;
+  conf.nr = nr;
+  conf.k_pack = conf.vlen;
+  conf.b_pixel_stride = conf.vlen * 4L;
+  conf.out_pack = conf.vlen;
+  return conf;
 }
 
 void bm_gemm(benchmark::State& state, int ur_oc, int nr, int k) {
@@ -96,15 +110,7 @@ void bm_gemm(benchmark::State& state, int ur_oc, int nr, int k) {
   if (!gemm_tile_fits(state, isa, ur_oc, nr)) return;
   const int vlen = isa_lanes(isa), pixels = 48, groups = 4;
   k = (k + vlen - 1) / vlen * vlen;  // whole packs of K (AVX-512: 24 -> 32)
-  GemmConf base;
-  base.isa = isa;
-  base.vlen = vlen;
-  base.ur_oc = ur_oc;
-  base.nr = nr;
-  base.k_pack = vlen;
-  base.b_pixel_stride = vlen * 4L;
-  base.out_pack = vlen;
-  const GemmKernelCache cache(base, groups * ur_oc * vlen);
+  const GemmKernelCache cache(bench_gemm_conf(isa, ur_oc, nr), groups * ur_oc * vlen);
   const GemmKernelCache::Kernel kernel = cache.get(0, pixels % nr);
   const long a_floats = static_cast<long>(k) * ur_oc * vlen;
   std::vector<float> a(a_floats * groups, 0.01f), b(static_cast<long>(k) * pixels, 0.02f),
@@ -141,15 +147,7 @@ void bm_gemm_winograd(benchmark::State& state, int ur_oc, int nr, int k, int pos
   if (!gemm_tile_fits(state, isa, ur_oc, nr)) return;
   const int vlen = isa_lanes(isa), groups = 4;
   k = (k + vlen - 1) / vlen * vlen;
-  GemmConf base;
-  base.isa = isa;
-  base.vlen = vlen;
-  base.ur_oc = ur_oc;
-  base.nr = nr;
-  base.k_pack = vlen;
-  base.b_pixel_stride = vlen * 4L;
-  base.out_pack = vlen;
-  const GemmKernelCache cache(base, groups * ur_oc * vlen);
+  const GemmKernelCache cache(bench_gemm_conf(isa, ur_oc, nr), groups * ur_oc * vlen);
   const GemmKernelCache::Kernel kernel = cache.get(0, 0, nr, pfa_lines);
   const long a_floats = static_cast<long>(k) * ur_oc * vlen, panels = static_cast<long>(positions) * groups;
   const long b_floats = static_cast<long>(k) * nr, c_floats = static_cast<long>(groups) * ur_oc * vlen * nr;

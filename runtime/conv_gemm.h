@@ -53,12 +53,12 @@ class ConvGemm final : public ConvImpl {
   void forward_panels(const Mat& bottom, Mat& top, const ConvPads& pads, long residual_offset, const Option& opt) const;
   void forward_brgemm(const Mat& bottom, Mat& top, const ConvPads& pads, long residual_offset, const Option& opt) const;
   // Pixels per range of this form for `threads` threads, the last range taking the rest.
-  // Pointwise (a task per range and chunk group): equal ranges of at most 256 pixels
-  // (one thread: pointwise_stream_pixels()), a multiple of nr, making whole rounds of tasks
-  // for the threads where possible (equal_range_length). Panels (every chunk group of a panel runs in its task): 256 unless
-  // the panels do not divide among the threads, then equal panels a round per thread
-  // (panel_length): a single panel of a 14x14 output ran on one thread (two threads, forced
-  // im2col, x oneDNN: 3x3 256@14 0.49, one thread 0.85).
+  // Pointwise (a task per range and chunk group): equal ranges of at most 256 pixels (one
+  // thread: pointwise_stream_pixels()), a multiple of nr, making whole rounds of tasks for
+  // the threads where possible (equal_range_length). Panels (every chunk group of a panel
+  // runs in its task): 256 unless the panels do not divide among the threads, then equal
+  // panels a round per thread (panel_length): a single panel of a 14x14 output ran on one
+  // thread (two threads, forced im2col, x oneDNN: 3x3 256@14 0.49, one thread 0.85).
   long range_length(long pixels, int threads) const;
   // Pixels a pointwise chunk group streams through in a row (conv_gemm.cpp).
   long pointwise_stream_pixels() const;
